@@ -1,0 +1,87 @@
+"""Feedback that shows students what they got wrong and nothing they should not see.
+
+nbgrader's autograde restores every test cell from the gradebook, hidden tests
+included, and ``generate_feedback`` renders that notebook as it is: hidden tests would
+be in the HTML. Before feedback is generated, :func:`sanitize` puts back the students'
+(release) version of every test cell, shortens tracebacks to their last line, and
+scrubs any line of hidden-test source that student code printed.
+"""
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import nbformat
+
+HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
+HIDDEN_END = "### END HIDDEN TESTS"
+SCRUBBED = "[hidden test]"
+
+
+def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
+    """Every non-trivial line inside a hidden-test region of the instructors' notebook."""
+    lines: list[str] = []
+    for cell in source_nb.cells:
+        inside = False
+        for line in cell.source.splitlines():
+            if HIDDEN_BEGIN in line:
+                inside = True
+            elif HIDDEN_END in line:
+                inside = False
+            elif inside and len(line.strip()) >= 6:
+                lines.append(line.strip())
+    return sorted(set(lines), key=len, reverse=True)
+
+
+def _scrub(text: str, secrets: list[str]) -> str:
+    for secret in secrets:
+        text = text.replace(secret, SCRUBBED)
+    return text
+
+
+def _grade_id(cell) -> str | None:
+    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+
+
+def _is_test_cell(cell) -> bool:
+    meta = cell.get("metadata", {}).get("nbgrader", {})
+    return bool(meta.get("grade")) and not meta.get("solution")
+
+
+def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, source_nb: nbformat.NotebookNode) -> None:
+    """Rewrite an autograded notebook in place so that feedback leaks no hidden test."""
+    nb = nbformat.read(autograded, as_version=4)
+    released = {_grade_id(c): c.source for c in release_nb.cells if _grade_id(c)}
+    secrets = hidden_lines(source_nb)
+    for cell in nb.cells:
+        if _is_test_cell(cell) and _grade_id(cell) in released:
+            cell.source = released[_grade_id(cell)]
+        else:
+            cell.source = _scrub(cell.source, secrets)
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                if _is_test_cell(cell):  # only the verdict, never the frames of the test code
+                    last = output.traceback[-1] if output.get("traceback") else ""
+                    output.traceback = [_scrub(last or f"{output.ename}: {output.evalue}", secrets)]
+                else:
+                    output.traceback = [_scrub(line, secrets) for line in output.get("traceback", [])]
+                output.evalue = _scrub(output.evalue, secrets)
+            elif output.output_type == "stream":
+                output.text = _scrub(output.text, secrets)
+            elif "data" in output:
+                for mime, value in list(output.data.items()):
+                    if isinstance(value, str):
+                        output.data[mime] = _scrub(value, secrets)
+    nbformat.write(nb, autograded)
+
+
+def error_page(student_id: str, assignment: str, reason: str) -> str:
+    """Feedback for a submission that could not be graded at all."""
+    return (
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        f"<title>{html.escape(assignment)}: feedback for {html.escape(student_id)}</title></head><body>"
+        f"<h1>{html.escape(assignment)}</h1><p><strong>Score: 0</strong></p>"
+        f"<p>Your submission could not be graded: {html.escape(reason)}</p>"
+        "<p>Download a fresh copy of the notebook, copy your answers into it, and submit again.</p>"
+        "</body></html>\n"
+    )

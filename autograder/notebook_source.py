@@ -1,0 +1,161 @@
+"""The course's single source: a notebook written once, as a text file.
+
+``solutions/src/NN_name.py`` is a percent-format script. Each cell starts with a line
+``# %%``, optionally followed by a kind in brackets and ``key=value`` options:
+
+    # %% [markdown]                 prose; every line starts with "# " (a lone "#" is a blank line)
+    # %%                            an ordinary code cell (students may edit it)
+    # %% [setup]                    a read-only code cell (imports the graded cells rely on)
+    # %% [answer] id=softmax        an autograded answer cell: ### BEGIN SOLUTION / ### END SOLUTION
+    # %% [tests] id=test_softmax points=2
+                                    a read-only test cell; ### BEGIN HIDDEN TESTS / ### END HIDDEN TESTS
+    # %% [written] id=why_scale points=2
+                                    a manually graded markdown answer (the model answer is the instructors')
+
+A header before the first cell sets notebook options:
+
+    # ---
+    # cell_timeout: 60              seconds each cell may run when it is autograded
+    # ---
+
+:func:`build_notebook` turns the text into the instructors' nbgrader source notebook
+(``solutions/NN_name.ipynb``); ``autograder.course`` turns that into the students' copy.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+CELL_MARKER = re.compile(r"^# %%(?:\s*\[(?P<kind>[a-z]+)\])?(?P<options>.*)$")
+KINDS = ("markdown", "code", "setup", "answer", "tests", "written")
+DEFAULT_CELL_TIMEOUT = 60
+
+
+class SourceError(ValueError):
+    """A notebook source file that does not follow the format above."""
+
+
+@dataclass
+class SourceCell:
+    kind: str
+    options: dict[str, str]
+    lines: list[str] = field(default_factory=list)
+    line_no: int = 0
+
+    def text(self) -> str:
+        lines = list(self.lines)
+        while lines and not lines[-1].strip():
+            lines.pop()
+        while lines and not lines[0].strip():
+            lines.pop(0)
+        if self.kind in ("markdown", "written"):
+            out = []
+            for line in lines:
+                if line.startswith("# "):
+                    out.append(line[2:])
+                elif line.strip() == "#":
+                    out.append("")
+                else:
+                    raise SourceError(f"line {self.line_no}: markdown lines must start with '# ': {line!r}")
+            lines = out
+        return "\n".join(lines)
+
+
+def _parse_options(text: str, line_no: int) -> dict[str, str]:
+    options = {}
+    for token in text.split():
+        if "=" not in token:
+            raise SourceError(f"line {line_no}: expected key=value, got {token!r}")
+        key, value = token.split("=", 1)
+        options[key] = value
+    return options
+
+
+def parse(text: str) -> tuple[dict[str, str], list[SourceCell]]:
+    """Split a source file into its header options and its cells."""
+    lines = text.splitlines()
+    header: dict[str, str] = {}
+    start = 0
+    if lines and lines[0].strip() == "# ---":
+        for i in range(1, len(lines)):
+            if lines[i].strip() == "# ---":
+                start = i + 1
+                break
+            key, _, value = lines[i].lstrip("# ").partition(":")
+            header[key.strip()] = value.strip()
+        else:
+            raise SourceError("the header opened with '# ---' is never closed")
+    cells: list[SourceCell] = []
+    for number, line in enumerate(lines[start:], start=start + 1):
+        match = CELL_MARKER.match(line)
+        if match:
+            kind = match.group("kind") or "code"
+            if kind not in KINDS:
+                raise SourceError(f"line {number}: unknown cell kind {kind!r} (known: {', '.join(KINDS)})")
+            cells.append(SourceCell(kind, _parse_options(match.group("options"), number), line_no=number))
+        elif cells:
+            cells[-1].lines.append(line)
+        elif line.strip():
+            raise SourceError(f"line {number}: text before the first '# %%' cell marker")
+    return header, cells
+
+
+def _nbgrader_meta(kind: str, cell_id: str, points: float | None) -> dict | None:
+    base = {"schema_version": 3, "grade_id": cell_id, "task": False}
+    if kind == "answer":
+        return {**base, "grade": False, "solution": True, "locked": False}
+    if kind == "tests":
+        return {**base, "grade": True, "solution": False, "locked": True, "points": points}
+    if kind == "written":
+        return {**base, "grade": True, "solution": True, "locked": False, "points": points}
+    if kind in ("setup", "markdown"):
+        return {**base, "grade": False, "solution": False, "locked": True}
+    return None
+
+
+def build_notebook(source: Path) -> nbformat.NotebookNode:
+    """Build the instructors' nbgrader source notebook from a text source."""
+    header, cells = parse(source.read_text(encoding="utf-8"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "course": {"cell_timeout": int(header.get("cell_timeout", DEFAULT_CELL_TIMEOUT))},
+    }
+    seen: set[str] = set()
+    for index, cell in enumerate(cells):
+        cell_id = cell.options.get("id") or f"{cell.kind}-{index:03d}"
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", cell_id):
+            raise SourceError(f"line {cell.line_no}: cell id {cell_id!r} may only use letters, digits, - and _")
+        if cell_id in seen:
+            raise SourceError(f"line {cell.line_no}: duplicate cell id {cell_id!r}")
+        seen.add(cell_id)
+        points = None
+        if cell.kind in ("tests", "written"):
+            if "points" not in cell.options:
+                raise SourceError(f"line {cell.line_no}: a [{cell.kind}] cell needs points=N")
+            points = float(cell.options["points"])
+        text = cell.text()
+        if cell.kind == "answer" and "### BEGIN SOLUTION" not in text:
+            raise SourceError(f"line {cell.line_no}: an [answer] cell needs ### BEGIN SOLUTION / ### END SOLUTION")
+        if cell.kind in ("markdown", "written"):
+            new = nbformat.v4.new_markdown_cell(text)
+        else:
+            new = nbformat.v4.new_code_cell(text)
+        new.id = cell_id
+        meta = _nbgrader_meta(cell.kind, cell_id, points)
+        if meta is not None:
+            new.metadata["nbgrader"] = meta
+        if cell.kind == "tests":
+            new.metadata["tags"] = ["check-answer"]
+        nb.cells.append(new)
+    nbformat.validate(nb)
+    return nb
+
+
+def cell_timeout(nb: nbformat.NotebookNode) -> int:
+    """The per-cell autograding timeout a notebook asks for."""
+    return int(nb.metadata.get("course", {}).get("cell_timeout", DEFAULT_CELL_TIMEOUT))

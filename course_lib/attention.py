@@ -1,0 +1,68 @@
+"""Scaled dot-product attention, written out step by step (Vaswani et al., 2017).
+
+    scores  = Q K^T / sqrt(d_k)                (..., n_q, n_k)
+    scores  = -inf where the mask forbids       (mask: True = may attend)
+    weights = softmax(scores, dim=-1)           each query's weights sum to 1
+    output  = weights V                         (..., n_q, d_v)
+
+Any leading batch / head dimensions are allowed; everything runs on the inputs' device.
+This is the course's reference; the graded checks compare students' answers with
+PyTorch's own ``F.scaled_dot_product_attention``, not with this file.
+"""
+from __future__ import annotations
+
+import math
+
+import torch
+
+
+def _require_tensor(name: str, x) -> None:
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}; try {name}.float().")
+    if x.dim() < 2:
+        raise ValueError(f"{name} must have shape (..., seq_len, dim), got shape {tuple(x.shape)}.")
+
+
+def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
+    """(n, n) bool mask, True where query i may attend to key j, i.e. j <= i."""
+    if not isinstance(n, int) or n < 1:
+        raise ValueError(f"causal_mask needs a positive integer length, got {n!r}.")
+    return torch.ones(n, n, dtype=torch.bool, device=device).tril()
+
+
+def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
+    """Q (..., n_q, d_k), K (..., n_k, d_k) -> scaled scores (..., n_q, n_k)."""
+    _require_tensor("Q", Q)
+    _require_tensor("K", K)
+    if Q.shape[-1] != K.shape[-1]:
+        raise ValueError(
+            f"Q and K must share their last dimension d_k, got Q {tuple(Q.shape)} and K {tuple(K.shape)}."
+        )
+    d_k = Q.shape[-1]
+    return Q @ K.transpose(-2, -1) / math.sqrt(d_k)
+
+
+def scaled_dot_product_attention(
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, mask: torch.Tensor | None = None
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return ``(output, weights)``: output (..., n_q, d_v), weights (..., n_q, n_k).
+
+    ``mask`` is a bool tensor broadcastable to (..., n_q, n_k), True where attention
+    is allowed (the convention of ``F.scaled_dot_product_attention``).
+    """
+    _require_tensor("V", V)
+    scores = attention_scores(Q, K)  # (..., n_q, n_k)
+    if K.shape[-2] != V.shape[-2]:
+        raise ValueError(
+            f"K and V must have the same number of positions, got K {tuple(K.shape)} and V {tuple(V.shape)}."
+        )
+    if mask is not None:
+        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
+            raise TypeError("mask must be a bool tensor with True where attention is allowed.")
+        if mask.device != scores.device:
+            raise ValueError(f"mask is on {mask.device} but Q and K are on {scores.device}.")
+        scores = scores.masked_fill(~mask, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # (..., n_q, n_k)
+    return weights @ V, weights

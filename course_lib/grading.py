@@ -1,0 +1,279 @@
+"""Answer checks whose messages name the mistake.
+
+An exercise check (see ``course_lib.checks``) does four things, in this order:
+
+1. calls the student's function through :func:`call_answer`, with the course's own
+   reference and the matching PyTorch built-ins switched off (:func:`forbidden`);
+2. checks the returned value's type, shape, dtype and device (:func:`check_tensor`),
+   each with a plain sentence when it is wrong;
+3. compares it with an independent reference within a tolerance that holds on the
+   CPU and on CUDA (:func:`tolerance`);
+4. on a mismatch, tries a catalogue of known wrong answers (:class:`Variant`) and
+   says which mistake the answer matches (:func:`compare`).
+
+Failures raise :class:`AnswerError`, an ``AssertionError`` that Jupyter shows as a
+short message instead of a traceback (nbgrader still counts it as a failed test).
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator, Sequence
+
+import torch
+
+__all__ = [
+    "AnswerError",
+    "ForbiddenCallError",
+    "Variant",
+    "Banned",
+    "tolerance",
+    "check_tensor",
+    "close",
+    "compare",
+    "call_answer",
+    "forbidden",
+    "report_pass",
+    "describe",
+]
+
+
+class AnswerError(AssertionError):
+    """A wrong answer, explained in one or two sentences."""
+
+    def __init__(self, exercise: str, message: str):
+        self.exercise = exercise
+        self.message = message
+        super().__init__(f"{exercise}: {message}")
+
+    def _render_traceback_(self) -> list[str]:  # IPython shows this instead of a traceback
+        return [f"\x1b[1;31m✘ {self.exercise}\x1b[0m: {self.message}"]
+
+
+class ForbiddenCallError(RuntimeError):
+    """Raised when a switched-off function is called during a graded call."""
+
+
+# ---------------------------------------------------------------------------
+# tolerances and tensor checks
+
+
+def tolerance(dtype: torch.dtype) -> tuple[float, float]:
+    """(rtol, atol) for comparing with a reference, valid on the CPU and on CUDA.
+
+    float32 kernels on a GPU sum in a different order than on the CPU, so the float32
+    tolerance is a few hundred ulps, far below the size of any real mistake.
+    """
+    if dtype == torch.float64:
+        return 1e-9, 1e-10
+    if dtype in (torch.float16, torch.bfloat16):
+        return 1e-2, 1e-2
+    return 1e-4, 1e-5
+
+
+def describe(x: Any) -> str:
+    """A short description of a value for messages: 'a float32 tensor of shape (2, 3) on cpu'."""
+    if isinstance(x, torch.Tensor):
+        return f"a {str(x.dtype).replace('torch.', '')} tensor of shape {tuple(x.shape)} on {x.device}"
+    if isinstance(x, (tuple, list)):
+        return f"a {type(x).__name__} of {len(x)} items"
+    return f"a {type(x).__name__}"
+
+
+def check_tensor(
+    exercise: str,
+    value: Any,
+    *,
+    what: str = "your answer",
+    shape: Sequence[int] | None = None,
+    dtype: torch.dtype | None = None,
+    device: torch.device | None = None,
+) -> torch.Tensor:
+    """Check type, shape, dtype and device; return the tensor or raise AnswerError."""
+    if value is None:
+        raise AnswerError(exercise, f"{what} is None: did you forget a `return` statement?")
+    if not isinstance(value, torch.Tensor):
+        hint = ""
+        if type(value).__module__ == "numpy":
+            hint = " Convert a numpy array back with torch.from_numpy(...)."
+        elif isinstance(value, (float, int, list)):
+            hint = " Build a tensor (for example with torch.tensor(...)) instead."
+        raise AnswerError(exercise, f"{what} should be a torch.Tensor, but it is {describe(value)}.{hint}")
+    if shape is not None and tuple(value.shape) != tuple(shape):
+        raise AnswerError(exercise, f"{what} should have shape {tuple(shape)}, but it has shape {tuple(value.shape)}.")
+    if dtype is not None and value.dtype != dtype:
+        raise AnswerError(
+            exercise,
+            f"{what} should have dtype {dtype} (the same as the inputs), but it has dtype {value.dtype}.",
+        )
+    if device is not None and value.device != torch.device(device):
+        raise AnswerError(
+            exercise,
+            f"{what} is on {value.device}, but the inputs were on {device}: "
+            "create new tensors on the inputs' device (for example device=Q.device).",
+        )
+    return value
+
+
+def close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """True when two tensors have the same shape and agree within :func:`tolerance` (NaNs never agree)."""
+    if not isinstance(a, torch.Tensor) or not isinstance(b, torch.Tensor) or a.shape != b.shape:
+        return False
+    if a.dtype == torch.bool or b.dtype == torch.bool:
+        return a.dtype == b.dtype and bool(torch.equal(a.cpu(), b.cpu()))
+    rtol, atol = tolerance(b.dtype)
+    return bool(torch.allclose(a.detach().to(b.device, b.dtype), b.detach(), rtol=rtol, atol=atol))
+
+
+# ---------------------------------------------------------------------------
+# catalogue of wrong answers
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A known wrong answer: ``compute(*inputs)`` gives what that mistake returns."""
+
+    name: str
+    message: str
+    compute: Callable[..., Any]
+
+
+def _max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    diff = (a.detach().to(b.device, b.dtype) - b.detach()).abs()
+    finite = torch.isfinite(diff)
+    if not bool(finite.all()):
+        return math.inf
+    return float(diff.max()) if diff.numel() else 0.0
+
+
+def compare(
+    exercise: str,
+    answer: Any,
+    expected: torch.Tensor,
+    *,
+    inputs: Sequence[Any] = (),
+    variants: Iterable[Variant] = (),
+    what: str = "your answer",
+    case: str = "",
+    check_dtype: bool = True,
+    pick: Callable[[Any], Any] | None = None,
+) -> torch.Tensor:
+    """Compare ``answer`` with ``expected``; on a mismatch, name the matching mistake.
+
+    Each variant's ``compute(*inputs)`` gives the wrong answer for that mistake; ``pick``
+    selects the relevant part of a variant's result (e.g. ``lambda r: r[1]`` for weights).
+    The catalogue is consulted before the shape check, so an answer whose shape is wrong
+    *because of* a known mistake is told about the mistake, not only the shape.
+    """
+    where = f" (test case: {case})" if case else ""
+    if isinstance(answer, torch.Tensor) and close(answer, expected):
+        return check_tensor(exercise, answer, what=what, dtype=expected.dtype if check_dtype else None,
+                            device=expected.device)
+    if isinstance(answer, torch.Tensor):
+        for variant in variants:
+            try:
+                wrong = variant.compute(*inputs)
+                if pick is not None:
+                    wrong = pick(wrong)
+            except Exception:  # a mistake that cannot happen for these inputs
+                continue
+            if close(answer, wrong) and not close(wrong, expected):
+                raise AnswerError(exercise, f"{variant.message}{where}")
+    answer = check_tensor(exercise, answer, what=what, shape=expected.shape, device=expected.device)
+    if bool(torch.isnan(answer).any()) and not bool(torch.isnan(expected).any()):
+        raise AnswerError(exercise, f"{what} contains NaN where the correct answer has none{where}.")
+    raise AnswerError(
+        exercise,
+        f"{what} has the right shape but the wrong values{where}: the largest difference from the "
+        f"correct answer is {_max_abs_diff(answer, expected):.3g}.",
+    )
+
+
+# ---------------------------------------------------------------------------
+# calling the student's function with references switched off
+
+
+@dataclass(frozen=True)
+class Banned:
+    """An attribute switched off during a graded call: ``owner.attr`` (owner is a module or class)."""
+
+    owner: Any
+    attr: str
+    label: str
+
+
+@contextlib.contextmanager
+def forbidden(exercise: str, banned: Sequence[Banned], reason: str, namespaces: Sequence[dict] = ()) -> Iterator[None]:
+    """Switch off ``banned`` (and any name bound to them in ``namespaces``) inside the block.
+
+    A call to one of them raises :class:`ForbiddenCallError` with a sentence that says
+    what is off and why. Everything is restored on exit, even after an error.
+    """
+    restore: list[Callable[[], None]] = []
+
+    def make_stub(label: str) -> Callable[..., Any]:
+        def stub(*args: Any, **kwargs: Any) -> Any:
+            raise ForbiddenCallError(f"{label} is switched off while {exercise} is graded: {reason}")
+
+        return stub
+
+    originals: dict[int, str] = {}
+    try:
+        for item in banned:
+            if not hasattr(item.owner, item.attr):
+                continue
+            original = getattr(item.owner, item.attr)
+            originals[id(original)] = item.label
+            had_own = item.attr in vars(item.owner)
+            setattr(item.owner, item.attr, make_stub(item.label))
+            if had_own:
+                restore.append(lambda o=item.owner, a=item.attr, v=original: setattr(o, a, v))
+            else:  # inherited (e.g. Tensor.softmax from TensorBase): remove the shadowing attribute
+                restore.append(lambda o=item.owner, a=item.attr: delattr(o, a))
+        for namespace in namespaces:
+            for name, value in list(namespace.items()):
+                label = originals.get(id(value))
+                if label is not None:
+                    namespace[name] = make_stub(label)
+                    restore.append(lambda ns=namespace, n=name, v=value: ns.__setitem__(n, v))
+        yield
+    finally:
+        for undo in reversed(restore):
+            undo()
+
+
+def call_answer(
+    exercise: str,
+    func: Callable[..., Any],
+    *args: Any,
+    banned: Sequence[Banned] = (),
+    reason: str = "",
+    **kwargs: Any,
+) -> Any:
+    """Call the student's ``func`` with ``banned`` switched off; turn failures into AnswerError."""
+    if not callable(func):
+        raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
+    namespaces = [getattr(func, "__globals__", {})]
+    try:
+        with forbidden(exercise, banned, reason, namespaces):
+            return func(*args, **kwargs)
+    except NotImplementedError:
+        raise AnswerError(
+            exercise, "is not implemented yet: replace `raise NotImplementedError()` with your code."
+        ) from None
+    except ForbiddenCallError as err:
+        raise AnswerError(exercise, str(err)) from None
+    except AnswerError:
+        raise
+    except Exception as err:  # the student's own error, said plainly
+        shown = ", ".join(describe(a) for a in args)
+        raise AnswerError(
+            exercise, f"raised {type(err).__name__}: {err} (called with {shown})."
+        ) from None
+
+
+def report_pass(exercise: str, detail: str = "") -> None:
+    """Print the success line of a "check my answer" cell."""
+    suffix = f" ({detail})" if detail else ""
+    print(f"\u2714 {exercise}: correct{suffix}.")

@@ -1,0 +1,74 @@
+"""Plots shared by the notebooks, so that notebook cells stay short."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import matplotlib.pyplot as plt
+import torch
+
+
+def attention_heatmap(
+    weights: torch.Tensor,
+    query_labels: Sequence[str],
+    key_labels: Sequence[str],
+    ax: plt.Axes | None = None,
+    title: str = "attention weights",
+    cmap: str = "Blues",
+    vmin: float | None = 0.0,
+    vmax: float | None = 1.0,
+) -> plt.Axes:
+    """A (n_q, n_k) matrix as a heat map with its values written in the cells."""
+    values = torch.as_tensor(weights).detach().float().cpu()
+    if values.dim() != 2:
+        raise ValueError(f"attention_heatmap needs a 2-D (queries x keys) matrix, got shape {tuple(values.shape)}.")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(1.1 * values.shape[1] + 1.5, 0.9 * values.shape[0] + 1.0))
+    shown = values.masked_fill(~torch.isfinite(values), float("nan"))
+    image = ax.imshow(shown.numpy(), cmap=cmap, vmin=vmin, vmax=vmax)
+    ax.set_xticks(range(len(key_labels)), key_labels)
+    ax.set_yticks(range(len(query_labels)), query_labels)
+    ax.set_xlabel("key (attended to)")
+    ax.set_ylabel("query (attending)")
+    ax.set_title(title)
+    top = vmax if vmax is not None else float(shown.nan_to_num(0).max())
+    for i in range(values.shape[0]):
+        for j in range(values.shape[1]):
+            v = float(values[i, j])
+            text = "-inf" if v == float("-inf") else f"{v:.2f}"
+            dark = math.isfinite(v) and top and v > 0.6 * top
+            ax.text(j, i, text, ha="center", va="center", fontsize=9, color="white" if dark else "black")
+    plt.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+def scaling_effect(d_k: int, n_keys: int = 16, samples: int = 2000, seed: int = 0) -> plt.Figure:
+    """Why scores are divided by sqrt(d_k): score spread and softmax saturation for random q, k.
+
+    Entries of q and k are independent N(0, 1), so q . k has variance d_k. Left: the
+    distribution of raw and scaled scores. Right: the largest softmax weight among
+    ``n_keys`` keys, averaged over queries; near 1 the softmax is saturated and its
+    gradient is nearly zero.
+    """
+    g = torch.Generator().manual_seed(seed)
+    q = torch.randn(samples, 1, d_k, generator=g)
+    k = torch.randn(samples, n_keys, d_k, generator=g)
+    raw = (q * k).sum(-1)  # (samples, n_keys)
+    scaled = raw / math.sqrt(d_k)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 3.6))
+    bins = torch.linspace(-4 * math.sqrt(d_k), 4 * math.sqrt(d_k), 60).numpy()
+    left.hist(raw.flatten().numpy(), bins=bins, alpha=0.6, label=f"q.k  (std {raw.std():.1f})")
+    left.hist(scaled.flatten().numpy(), bins=bins, alpha=0.6, label=f"q.k / sqrt(d_k)  (std {scaled.std():.2f})")
+    left.set_title(f"scores for d_k = {d_k}")
+    left.set_xlabel("score")
+    left.legend(loc="upper right", fontsize=9)
+    peak_raw = torch.softmax(raw, -1).max(-1).values.mean()
+    peak_scaled = torch.softmax(scaled, -1).max(-1).values.mean()
+    right.bar(["softmax(q.k)", "softmax(q.k / sqrt(d_k))"], [float(peak_raw), float(peak_scaled)],
+              color=["tab:blue", "tab:orange"])
+    right.axhline(1 / n_keys, color="grey", linestyle=":", label=f"uniform (1/{n_keys})")
+    right.set_ylim(0, 1.05)
+    right.set_title(f"mean largest weight among {n_keys} keys")
+    right.legend(loc="upper left", fontsize=9)
+    fig.tight_layout()
+    return fig
