@@ -102,6 +102,15 @@ def _scores(root: Path, assignment: str, student_id: str) -> tuple[float, float,
         return float(sub.score), float(sub.max_score), pending, cells
 
 
+def _quiet_worker(log_dir: str) -> None:
+    """Send a worker's (and its kernels') stderr to a log file, not the instructor's terminal."""
+    import warnings
+
+    warnings.filterwarnings("ignore")
+    log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
+    os.dup2(log.fileno(), 2)
+
+
 def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str) -> Result:
     """Grade one submission in its own copy of the course directory (runs in a worker)."""
     os.environ["PATH"] = course.nbgrader_env()["PATH"]
@@ -181,7 +190,8 @@ def grade(
                 continue
             tasks.append((str(template), str(work), assignment, student_id, str(path)))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=_quiet_worker, initargs=(str(work),)) as pool:
             futures = [(task[3], pool.submit(grade_one, *task)) for task in tasks]
             for student_id, future in futures:
                 try:

@@ -1,0 +1,40 @@
+"""Run a solution notebook's code in-process, so checks can be tested quickly on many answers."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def grade_ids(nb) -> dict[str, nbformat.NotebookNode]:
+    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+
+
+class SolutionKernel:
+    """The solution notebook's namespace after running every code cell once."""
+
+    def __init__(self, name: str):
+        os.environ.setdefault("MPLBACKEND", "Agg")
+        self.nb = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
+        self.cells = grade_ids(self.nb)
+        self.ns: dict = {"__name__": "__notebook__"}
+        for cell in self.nb.cells:
+            if cell.cell_type == "code":
+                self.run(cell.source)
+
+    def run(self, source: str) -> None:
+        lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
+        exec(compile("\n".join(lines), "<cell>", "exec"), self.ns)  # noqa: S102 (our own notebook)
+
+    def run_cell(self, grade_id: str) -> None:
+        self.run(self.cells[grade_id].source)
+
+    def answer(self, grade_id: str, source: str) -> None:
+        """Replace an answer cell's code (the solution can be put back with restore)."""
+        self.run(source)
+
+    def restore(self, grade_id: str) -> None:
+        self.run_cell(grade_id)

@@ -1,0 +1,37 @@
+"""environment.yml (conda / Binder) must pin exactly what pyproject.toml pins."""
+import re
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def pip_pins() -> dict[str, str]:
+    deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
+    pins = {}
+    for dep in deps:
+        name, sep, version = dep.partition("==")
+        assert sep, f"pyproject.toml dependency {dep!r} is not pinned with =="
+        pins[name.strip().lower()] = version.strip()
+    return pins
+
+
+def conda_pins() -> tuple[dict[str, str], str]:
+    text = (REPO / "environment.yml").read_text()
+    pins = dict(re.findall(r"^\s+-\s+([A-Za-z0-9_.-]+)==([^\s#]+)\s*$", text, flags=re.M))
+    python = re.search(r"^\s+-\s+python=([0-9.]+)\s*$", text, flags=re.M)
+    return {k.lower(): v for k, v in pins.items()}, python.group(1) if python else ""
+
+
+def test_environment_yml_agrees_with_pyproject():
+    conda, python = conda_pins()
+    assert conda == pip_pins(), "environment.yml and pyproject.toml pin different packages or versions"
+    assert python == "3.11"
+
+
+def test_torch_is_pinned_to_the_cpu_build_on_disk():
+    assert pip_pins()["torch"] == "2.13.0"
+
+
+def test_environment_yml_installs_the_course_itself():
+    assert re.search(r"^\s+-\s+-e \.\s*$", (REPO / "environment.yml").read_text(), flags=re.M)
