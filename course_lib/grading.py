@@ -249,14 +249,22 @@ def call_answer(
     *args: Any,
     banned: Sequence[Banned] = (),
     reason: str = "",
+    substitutes: dict[str, Callable[..., Any]] | None = None,
     **kwargs: Any,
 ) -> Any:
-    """Call the student's ``func`` with ``banned`` switched off; turn failures into AnswerError."""
+    """Call the student's ``func`` with ``banned`` switched off; turn failures into AnswerError.
+
+    ``substitutes`` temporarily replaces the student's own helpers (by name, in the
+    function's globals) with correct ones, so that a mistake in an earlier exercise is
+    not charged again in a later one that builds on it.
+    """
     if not callable(func):
         raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
-    namespaces = [getattr(func, "__globals__", {})]
+    namespace = getattr(func, "__globals__", {})
+    saved = {name: namespace[name] for name in (substitutes or {}) if callable(namespace.get(name))}
     try:
-        with forbidden(exercise, banned, reason, namespaces):
+        namespace.update({name: substitutes[name] for name in saved})
+        with forbidden(exercise, banned, reason, [namespace]):
             return func(*args, **kwargs)
     except NotImplementedError:
         raise AnswerError(
@@ -271,6 +279,8 @@ def call_answer(
         raise AnswerError(
             exercise, f"raised {type(err).__name__}: {err} (called with {shown})."
         ) from None
+    finally:
+        namespace.update(saved)
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

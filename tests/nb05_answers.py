@@ -29,6 +29,7 @@ class Wrong:
     source: str
     test_cell: str     # grade_id of the test cell that must fail
     message: str       # a phrase the feedback must contain
+    also_fails: tuple = ()  # later value cells computed with the wrong helper (they build on it)
 
 
 WRONG = [
@@ -39,7 +40,7 @@ WRONG = [
           "check_attention_scores", "transposed"),
     Wrong("softmax_wrong_axis", "softmax",
           "def softmax(x, dim=-1):\n    e = torch.exp(x - x.amax(dim=0, keepdim=True))\n    return e / e.sum(dim=0, keepdim=True)\n",
-          "check_softmax", "wrong axis"),
+          "check_softmax", "wrong axis", also_fails=("check_space_invader",)),
     Wrong("softmax_unstable", "softmax",
           "def softmax(x, dim=-1):\n    e = torch.exp(x)\n    return e / e.sum(dim=dim, keepdim=True)\n",
           "check_softmax", "subtract the maximum"),
@@ -54,7 +55,7 @@ WRONG = [
           "check_self_attention", "multiply them by V"),
     Wrong("causal_mask_inverted", "causal_mask",
           "def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n",
-          "check_causal_mask", "inverted"),
+          "check_causal_mask", "inverted", also_fails=("check_space_invader",)),
     Wrong("slide_z", "table_z", "z_machines = [0.24, 0.55]\n", "check_table_z", "slide"),
     Wrong("brown_dog_divided_by_dk", "brown_dog", "brown_dog_weights = softmax(brown_scores / 64)\n",
           "check_brown_dog", "divided by d_k"),

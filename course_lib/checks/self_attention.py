@@ -333,6 +333,14 @@ def _attention_variants() -> list[Variant]:
     ]
 
 
+#: While self_attention is graded, the student's own helpers are replaced by correct ones,
+#: so a mistake in attention_scores or softmax is charged once, in its own exercise.
+_CORRECT_HELPERS = {
+    "attention_scores": _ref_scores,
+    "softmax": lambda x, dim=-1: torch.softmax(x, dim=dim),
+}
+
+
 def check_self_attention(
     self_attention: Callable, *, batch: tuple[int, ...] = (2,), n: int = 5, d_k: int = 3, d_v: int = 4,
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, masks: tuple[str, ...] = ("none", "causal"),
@@ -354,7 +362,7 @@ def check_self_attention(
         expected_out, expected_w = _ref_attention(Q, K, V, mask)
         result = call_answer(ex, self_attention, Q.clone(), K.clone(), V.clone(),
                              mask=None if mask is None else mask.clone(),
-                             banned=_ATTENTION_BUILTINS, reason=_WRITE_IT_YOURSELF)
+                             banned=_ATTENTION_BUILTINS, reason=_WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             if isinstance(result, torch.Tensor) and close_shape(result, expected_out):
                 raise AnswerError(ex, "should return a pair (output, weights); you returned only one tensor.")

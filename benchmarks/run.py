@@ -1,0 +1,112 @@
+"""Measure the course's runtime budgets and print a table (Markdown, also saved as JSON).
+
+    python benchmarks/run.py [--submissions N] [--jobs J]
+
+- every solution notebook, top to bottom, on this machine (budget: 60 s each; 07: 90 s);
+- autograding: N submissions of notebook 05 (solutions and blanks) through
+  `python -m autograder grade`, seconds per submission and wall time.
+Results go to benchmarks/results/latest.{md,json}.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+import torch
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[1]
+BUDGETS = {"07_bert": 90.0}
+DEFAULT_BUDGET = 60.0
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def time_notebook(path: Path) -> float:
+    nb = nbformat.read(path, as_version=4)
+    with tempfile.TemporaryDirectory() as tmp:
+        client = NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": tmp}})
+        start = time.perf_counter()
+        client.execute()
+        return time.perf_counter() - start
+
+
+def time_grading(n: int, jobs: int) -> dict:
+    source = nbformat.read(REPO / "solutions" / "05_self_attention.ipynb", as_version=4)
+    release = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
+    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+               if c.metadata.get("nbgrader", {}).get("solution")}
+    with tempfile.TemporaryDirectory() as tmp:
+        subs = Path(tmp) / "subs"
+        subs.mkdir()
+        for i in range(n):
+            nb = copy.deepcopy(release)
+            if i % 2 == 0:
+                for cell in nb.cells:
+                    gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+                    if gid in answers:
+                        cell.source = answers[gid]
+            nbformat.write(nb, subs / f"student{i:03d}.ipynb")
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "autograder", "grade", "05", str(subs), "--out", str(Path(tmp) / "out"),
+                        "--jobs", str(jobs)], check=True, capture_output=True)
+        wall = time.perf_counter() - start
+    return {"submissions": n, "jobs": jobs, "wall_s": round(wall, 1), "s_per_submission": round(wall / n, 2)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--submissions", type=int, default=10)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    device = os.environ.get("COURSE_DEVICE", "auto")
+    rows = []
+    for path in sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        seconds = time_notebook(path)
+        budget = BUDGETS.get(path.stem, DEFAULT_BUDGET)
+        rows.append({"what": f"solution notebook {path.stem}", "seconds": round(seconds, 1), "budget_s": budget,
+                     "ratio": round(seconds / budget, 2), "ok": seconds <= budget})
+    total = sum(r["seconds"] for r in rows)
+    rows.append({"what": "whole course (all solution notebooks)", "seconds": round(total, 1), "budget_s": 360.0,
+                 "ratio": round(total / 360.0, 2), "ok": total <= 360.0})
+    grading = time_grading(args.submissions, args.jobs)
+    rows.append({"what": f"autograding notebook 05, per submission ({grading['submissions']} subs, {grading['jobs']} jobs)",
+                 "seconds": grading["s_per_submission"], "budget_s": 10.0,
+                 "ratio": round(grading["s_per_submission"] / 10.0, 2), "ok": grading["s_per_submission"] <= 10.0})
+    meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu_name(), "cores": os.cpu_count(),
+            "torch": torch.__version__, "device": device, "cuda": torch.cuda.is_available()}
+    lines = [f"Measured {meta['date']} on {meta['cpu']} ({meta['cores']} cores), torch {meta['torch']}, "
+             f"COURSE_DEVICE={device}, CUDA available: {meta['cuda']}.", "",
+             "| what | seconds | budget (s) | ratio | within budget |", "|---|---|---|---|---|"]
+    lines += [f"| {r['what']} | {r['seconds']} | {r['budget_s']:g} | {r['ratio']} | {'yes' if r['ok'] else 'NO'} |" for r in rows]
+    if not torch.cuda.is_available():
+        lines += ["", "GPU benchmarks: skipped: no CUDA."]
+    table = "\n".join(lines)
+    print(table)
+    out = REPO / "benchmarks" / "results"
+    out.mkdir(exist_ok=True)
+    (out / "latest.md").write_text(table + "\n", encoding="utf-8")
+    (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": grading}, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
