@@ -114,6 +114,10 @@ def _quiet_worker(log_dir: str) -> None:
 def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str) -> Result:
     """Grade one submission in its own copy of the course directory (runs in a worker)."""
     os.environ["PATH"] = course.nbgrader_env()["PATH"]
+    # One thread per kernel: parallel jobs already use every core, and oversubscribed
+    # BLAS / torch threads make a batch slower, not faster.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
     start = time.monotonic()
     result = Result(student_id, assignment)
     root = Path(workdir) / student_id
