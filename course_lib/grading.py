@@ -287,3 +287,32 @@ def report_pass(exercise: str, detail: str = "") -> None:
     """Print the success line of a "check my answer" cell."""
     suffix = f" ({detail})" if detail else ""
     print(f"\u2714 {exercise}: correct{suffix}.")
+
+
+def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
+    """IPython handler: a NameError in a check cell means the answer cell above has not run."""
+    import linecache
+    import re as _re
+
+    last = tb
+    while last.tb_next is not None:
+        last = last.tb_next
+    line = linecache.getline(last.tb_frame.f_code.co_filename, last.tb_lineno)
+    name = _re.search(r"'(\w+)'", str(value))
+    if "check_" in line and name:
+        message = (f"\x1b[1;31m✘ {name.group(1)} is not defined yet\x1b[0m: run your answer cell above this one "
+                   "(after replacing `raise NotImplementedError()` with your code).")
+        shell._showtraceback(etype, value, [message])
+    else:
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+
+
+def install_notebook_hooks() -> None:
+    """In a Jupyter kernel, show "x is not defined yet" instead of a NameError traceback in check cells."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "set_custom_exc"):
+        shell.set_custom_exc((NameError,), _missing_answer_handler)

@@ -1,0 +1,20 @@
+"""In a real kernel: a check cell whose answer has not run says so in one sentence; failed checks show no traceback."""
+import nbformat
+from nbclient import NotebookClient
+
+
+def test_check_cells_speak_in_sentences():
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_code_cell("from course_lib.checks import self_attention as checks"),
+        nbformat.v4.new_code_cell('checks.check_machines_step("z", z_machines)'),
+        nbformat.v4.new_code_cell('checks.check_machines_step("z", [0.24, 0.55])'),
+        nbformat.v4.new_code_cell("def f():\n    return undefined_elsewhere\nf()"),
+    ]
+    NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3").execute()
+    missing, slide, ordinary = (cell.outputs[-1] for cell in nb.cells[1:])
+    assert missing.output_type == "error" and len(missing.traceback) == 1
+    assert "z_machines is not defined yet" in missing.traceback[0]
+    assert slide.output_type == "error" and len(slide.traceback) == 1
+    assert "slide's text value" in slide.traceback[0]
+    assert ordinary.output_type == "error" and len(ordinary.traceback) > 1  # the student's own bug keeps its traceback
