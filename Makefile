@@ -15,6 +15,8 @@ install: $(STAMP)
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp autograder/lab_overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	rm -f $(VENV)/.installed-* && touch $@
 
 notebooks: $(STAMP)

@@ -18,8 +18,9 @@
 # 4. recompute the lecture's *"brown dog"* example and see why the scores are divided by $\sqrt{d_k}$.
 #
 # **How the exercises work.** Cells that say `# YOUR CODE HERE` / `raise NotImplementedError()`
-# are yours: replace those two lines with your code. The grey cell right after each exercise is a
-# **check my answer** cell: run it and it tells you what is right or names what is wrong. When
+# are yours: replace those two lines with your code. The read-only cell right after each exercise,
+# starting with `"""Check my answer ..."""`, checks it: run it and it prints `✔ ... correct` or one
+# sentence naming what is wrong. When
 # your work is graded, the same checks run again together with hidden ones (other shapes, other
 # numbers), so solve the general problem, not only the example. Run the cells from top to bottom.
 
