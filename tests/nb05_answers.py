@@ -57,6 +57,9 @@ WRONG = [
           "def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool).triu(1)\n",
           "check_causal_mask", "inverted", also_fails=("check_space_invader",)),
     Wrong("slide_z", "table_z", "z_machines = [0.24, 0.55]\n", "check_table_z", "slide"),
+    Wrong("typed_rounded_z", "table_z", "z_machines = [0.2331, 0.5464]\n", "check_table_z", "instead of typing"),
+    Wrong("typed_rounded_brown_dog", "brown_dog", "brown_dog_weights = [0.0180, 0.9820, 0.0, 0.0]\n",
+          "check_brown_dog", "instead of typing"),
     Wrong("brown_dog_divided_by_dk", "brown_dog", "brown_dog_weights = softmax(brown_scores / 64)\n",
           "check_brown_dog", "divided by d_k"),
 ]

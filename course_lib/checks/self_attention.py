@@ -156,8 +156,15 @@ _TABLE_HINTS = {
 }
 
 
-def check_machines_step(step: str, value: Any) -> None:
-    """Check one row of the "machines" table against its exact value."""
+_TYPED = ("matches to four decimals but not exactly: compute it from the previous steps instead of "
+          "typing rounded numbers.")
+
+
+def check_machines_step(step: str, value: Any, *, exact: bool = False) -> None:
+    """Check one row of the "machines" table against its exact value.
+
+    ``exact=True`` (the hidden test) demands full precision, so typed, rounded numbers fail.
+    """
     if step not in TABLE_STEPS:
         raise ValueError(f"step must be one of {TABLE_STEPS}, got {step!r}")
     ex = f"machines table, {step}"
@@ -167,6 +174,8 @@ def check_machines_step(step: str, value: Any) -> None:
     atol = 1e-4
     near = lambda a, b: a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=0))  # noqa: E731
     if near(got, expected):
+        if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
+            raise AnswerError(ex, f"{name} {_TYPED}")
         shown = ", ".join(f"{v:.4f}" for v in expected.flatten()[:4])
         report_pass(ex, f"[{shown}{', ...' if expected.numel() > 4 else ''}]")
         return
@@ -385,7 +394,7 @@ def close_shape(a: torch.Tensor, b: torch.Tensor) -> bool:
 # the decks' masked and brown-dog examples
 
 
-def check_space_invader_weights(space_invader_weights: Any) -> None:
+def check_space_invader_weights(space_invader_weights: Any, *, exact: bool = False) -> None:
     """Seed 004: softmax of the masked 'I am space invader' scores, exactly."""
     ex = "space_invader_weights"
     scores = torch.tensor(SPACE_INVADER_SCORES, dtype=torch.float64)
@@ -393,6 +402,8 @@ def check_space_invader_weights(space_invader_weights: Any) -> None:
     expected = torch.softmax(scores.masked_fill(~causal, float("-inf")), -1)
     got = _as_float64(ex, space_invader_weights, (4, 4), "space_invader_weights")
     if torch.allclose(got, expected, atol=1e-4, rtol=0):
+        if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
+            raise AnswerError(ex, f"space_invader_weights {_TYPED}")
         report_pass(ex, "row 2 = " + ", ".join(f"{v:.4f}" for v in expected[1, :2]))
         return
     if torch.allclose(got, torch.softmax(scores, -1), atol=1e-4, rtol=0):
@@ -404,13 +415,15 @@ def check_space_invader_weights(space_invader_weights: Any) -> None:
     raise AnswerError(ex, "should be softmax over each row of the scores with future positions set to -inf.")
 
 
-def check_brown_dog_weights(brown_dog_weights: Any) -> None:
+def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> None:
     """Seed 002: softmax(s / sqrt(64)) of the 'brown' scores 92, 124, 22, 8."""
     ex = "brown_dog_weights"
     s = torch.tensor(BROWN_DOG_SCORES, dtype=torch.float64)
     expected = torch.softmax(s / math.sqrt(BROWN_DOG_DK), -1)
     got = _as_float64(ex, brown_dog_weights, (4,), "brown_dog_weights")
     if torch.allclose(got, expected, atol=1e-4, rtol=0):
+        if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
+            raise AnswerError(ex, f"brown_dog_weights {_TYPED}")
         report_pass(ex, f"'brown' attends to itself with weight {expected[1]:.4f}")
         return
     if torch.allclose(got, torch.tensor([0.08, 0.91, 0.01, 0.0], dtype=torch.float64), atol=1e-3):

@@ -92,6 +92,9 @@ print(machines_scores)
 # %% [tests] id=check_table_scores points=1
 """Check my answer: the four raw dot products q_machines . k_j."""
 checks.check_machines_step("scores", machines_scores)
+### BEGIN HIDDEN TESTS
+checks.check_machines_step("scores", machines_scores, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Step 2 · scale.** Divide by $\sqrt{d_k}$. Here keys have two numbers, so $d_k = 2$.
@@ -105,6 +108,9 @@ print(machines_scaled)
 # %% [tests] id=check_table_scaled points=1
 """Check my answer: the scores divided by sqrt(d_k)."""
 checks.check_machines_step("scaled", machines_scaled)
+### BEGIN HIDDEN TESTS
+checks.check_machines_step("scaled", machines_scaled, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Step 3 · softmax.** $a_j = e^{s_j} / \sum_{j'} e^{s_{j'}}$. Use `torch.exp` and a sum (you will
@@ -120,6 +126,9 @@ print(machines_weights, "sum =", float(machines_weights.sum()))
 # %% [tests] id=check_table_weights points=1
 """Check my answer: softmax of the scaled scores."""
 checks.check_machines_step("weights", machines_weights)
+### BEGIN HIDDEN TESTS
+checks.check_machines_step("weights", machines_weights, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Step 4 · weight the values.** `machines_weighted_values` has one row per word: row $j$ is
@@ -134,6 +143,9 @@ print(machines_weighted_values)
 # %% [tests] id=check_table_weighted points=1
 """Check my answer: each value vector times its weight."""
 checks.check_machines_step("weighted_values", machines_weighted_values)
+### BEGIN HIDDEN TESTS
+checks.check_machines_step("weighted_values", machines_weighted_values, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # **Step 5 · sum.** $z_{\text{machines}}$ is the sum of those rows.
@@ -147,6 +159,9 @@ print(z_machines)
 # %% [tests] id=check_table_z points=1
 """Check my answer: z for "machines", exact to four decimals."""
 checks.check_machines_step("z", z_machines)
+### BEGIN HIDDEN TESTS
+checks.check_machines_step("z", z_machines, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # ### Why the slide says [0.23 0.54] in its table and [0.24 0.55] in its text
@@ -314,6 +329,9 @@ print(space_invader_weights)
 # %% [tests] id=check_space_invader points=1
 """Check my answer: causal softmax of the slide's scores, exact."""
 checks.check_space_invader_weights(space_invader_weights)
+### BEGIN HIDDEN TESTS
+checks.check_space_invader_weights(space_invader_weights, exact=True)
+### END HIDDEN TESTS
 
 # %%
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
@@ -349,6 +367,9 @@ print(brown_dog_weights)
 # %% [tests] id=check_brown_dog points=1
 """Check my answer: softmax(s / sqrt(64)) for the word "brown"."""
 checks.check_brown_dog_weights(brown_dog_weights)
+### BEGIN HIDDEN TESTS
+checks.check_brown_dog_weights(brown_dog_weights, exact=True)
+### END HIDDEN TESTS
 
 # %% [markdown]
 # The slide prints 0.08, 0.91, 0.01 and 0. Those numbers do not follow from its scores: after
