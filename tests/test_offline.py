@@ -1,0 +1,65 @@
+"""Nothing reaches out: the solution notebooks and the grader run with networking off.
+
+The commands run in a fresh network namespace (`unshare -rn`, loopback only), and every
+Python process they start, Jupyter kernels included, records any attempt to reach a
+non-loopback address; the record must stay empty.
+"""
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from notebook_runner import REPO
+
+GUARD = Path(__file__).parent / "offline_guard"
+
+
+def _unshare_works() -> bool:
+    if not shutil.which("unshare"):
+        return False
+    return subprocess.run(["unshare", "-rn", "true"], capture_output=True).returncode == 0
+
+
+pytestmark = pytest.mark.skipif(not _unshare_works(), reason="unprivileged network namespaces are not available")
+
+
+def run_offline(command: list[str], tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+    log = tmp_path / "network.log"
+    log.touch()
+    env = dict(os.environ, COURSE_NET_LOG=str(log), HF_HUB_OFFLINE="1",
+               PYTHONPATH=os.pathsep.join([str(GUARD), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep))
+    script = 'ip link set lo up 2>/dev/null || true; exec "$@"'
+    proc = subprocess.run(["unshare", "-rn", "sh", "-c", script, "sh", *command], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=900)
+    return proc, log.read_text()
+
+
+def test_solution_notebooks_run_without_network(tmp_path):
+    for notebook in sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb")):
+        proc, attempts = run_offline(
+            [sys.executable, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+             "--ExecutePreprocessor.timeout=600", "--output-dir", str(tmp_path), str(notebook)], tmp_path)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert attempts == "", f"{notebook.name} tried to reach the network:\n{attempts}"
+
+
+def test_grader_runs_without_network(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    shutil.copy(REPO / "notebooks" / "05_self_attention.ipynb", subs / "blank.ipynb")
+    proc, attempts = run_offline(
+        [sys.executable, "-m", "autograder", "grade", "05", str(subs), "--out", str(tmp_path / "out")], tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (tmp_path / "out" / "grades.csv").read_text().count("blank,05_self_attention,0,") == 1
+    assert attempts == "", f"the grader tried to reach the network:\n{attempts}"
+
+
+def test_the_guard_notices_an_attempt(tmp_path):
+    """The test above would be worthless if the guard never fired."""
+    code = "import socket; s = socket.socket(); s.settimeout(1); s.connect_ex(('192.0.2.1', 80))"
+    proc, attempts = run_offline([sys.executable, "-c", code], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "192.0.2.1" in attempts
