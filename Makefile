@@ -13,6 +13,7 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 install: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The course needs Python 3.11; run make with PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	mkdir -p $(VENV)/share/jupyter/lab/settings
