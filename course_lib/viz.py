@@ -72,3 +72,15 @@ def scaling_effect(d_k: int, n_keys: int = 16, samples: int = 2000, seed: int = 
     right.legend(loc="upper left", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None):
+    """Bars of perplexities with the corpus's entropy floor exp(H) as a dashed line."""
+    ax = ax or plt.subplots(figsize=(6, 3))[1]
+    ax.bar(range(len(values)), values, color="tab:blue")
+    ax.set_xticks(range(len(values)), labels)
+    ax.axhline(floor, color="tab:red", ls="--", label=f"entropy floor exp(H) = {floor:.3f}")
+    ax.set_ylabel("perplexity")
+    ax.set_title(title)
+    ax.legend()
+    return ax

@@ -3,7 +3,7 @@
 Each wrong answer replaces one answer cell (by grade_id) and must fail exactly one
 test cell with a message that names the mistake.
 """
-from dataclasses import dataclass, field
+from answer_catalogue import Wrong
 
 NOTEBOOK = "05_self_attention"
 
@@ -22,14 +22,6 @@ def self_attention_source(mask_line='scores = scores.masked_fill(~mask, float("-
     return _SELF_ATTENTION.format(mask_line=mask_line, dim=dim, after=after or "pass", output=output)
 
 
-@dataclass(frozen=True)
-class Wrong:
-    name: str
-    cell: str          # grade_id of the answer cell it replaces
-    source: str
-    test_cell: str     # grade_id of the test cell that must fail
-    message: str       # a phrase the feedback must contain
-    also_fails: tuple = ()  # later value cells computed with the wrong helper (they build on it)
 
 
 WRONG = [
@@ -133,3 +125,10 @@ CHEATS = [
           "def self_attention(Q, K, V, mask=None):\n    return scaled_dot_product_attention(Q, K, V, mask)\n",
           "check_self_attention", "switched off"),
 ]
+
+#: Answer cells replaced by a stub that raises NotImplementedError, and the test cell that must say so.
+STUBS = [("attention_scores", "check_attention_scores"), ("softmax", "check_softmax"),
+         ("self_attention", "check_self_attention"), ("causal_mask", "check_causal_mask")]
+
+#: An answer cell whose infinite loop costs only its own test cell.
+LOOP = ("brown_dog", "check_brown_dog")

@@ -1,0 +1,319 @@
+"""Checks for notebook 01 (n-gram language models).
+
+References are written here from scratch with plain loops (never with ``course_lib.ngram``,
+which is switched off while an answer is graded), on the lecture's cat/dog sentences.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
+
+import torch
+
+import course_lib.ngram as course_ngram
+from course_lib.grading import AnswerError, Banned, Variant, call_answer, compare, report_pass
+
+#: the lecture's sentences (seed 000, "Why NNs for LMs"), lower-cased
+LECTURE_SENTENCES = [
+    "the cat is walking in the bedroom",
+    "a dog was running in a room",
+]
+#: sentences the lecture says a model should generalise to
+LECTURE_GENERALISED = [
+    "the cat is running in a room",
+    "a dog is walking in a bedroom",
+    "the dog was walking in the room",
+]
+EXTRA_SENTENCES = ["the dog is sleeping in the kitchen", "a cat was walking in the kitchen"]
+
+_BANNED = [
+    Banned(course_ngram, "count_ngrams", "course_lib.ngram.count_ngrams"),
+    Banned(course_ngram, "NGramModel", "course_lib.ngram.NGramModel"),
+]
+_REASON = "the exercise is to write it yourself."
+
+
+def corpus(extra: bool = False) -> list[list[str]]:
+    sents = LECTURE_SENTENCES + (EXTRA_SENTENCES if extra else [])
+    return [s.split() for s in sents]
+
+
+def padded(tokens: Sequence[str], n: int) -> list[str]:
+    return ["<s>"] * (n - 1) + list(tokens) + ["</s>"]
+
+
+# ---------------------------------------------------------------------------
+# independent references (plain loops)
+
+
+def _ref_counts(tokens: Sequence[str], n: int) -> dict:
+    out: dict = {}
+    for i in range(len(tokens) - n + 1):
+        key = tuple(tokens[i:i + n])
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def corpus_counts(sentences: Sequence[Sequence[str]], n: int) -> tuple[Counter, Counter]:
+    """(n-gram counts, (n-1)-gram context counts) of the padded sentences."""
+    grams: Counter = Counter()
+    contexts: Counter = Counter()
+    for s in sentences:
+        p = padded(s, n)
+        for i in range(n - 1, len(p)):
+            grams[tuple(p[i - n + 1:i + 1])] += 1
+            contexts[tuple(p[i - n + 1:i])] += 1
+    return grams, contexts
+
+
+def vocab_size(sentences: Sequence[Sequence[str]]) -> int:
+    """Words that can be predicted: every word seen plus </s>."""
+    return len({w for s in sentences for w in s}) + 1
+
+
+def _ref_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True):
+    kk = k if use_k else 0.0
+    num = counts_n.get(tuple(context) + (word,), 0) + kk
+    den = counts_n_minus_1.get(tuple(context), 0) + (kk * V if add_kv else 0.0)
+    return num / den if den else 0.0
+
+
+def _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, V=None, *, n_pad=None, eos=True, base=math.e):
+    n_pad = n - 1 if n_pad is None else n_pad
+    p = ["<s>"] * n_pad + list(tokens) + (["</s>"] if eos else [])
+    total = 0.0
+    for i in range(n - 1, len(p)):  # n_pad = n: one <s> too many is predicted
+        context = tuple(p[i - n + 1:i])
+        q = _ref_prob(counts_n, counts_n_minus_1, context, p[i], k, V)
+        if q == 0:
+            return -math.inf
+        total += math.log(q) / math.log(base)
+    return total
+
+
+# ---------------------------------------------------------------------------
+# count_ngrams(tokens, n)
+
+
+def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3), extra: bool = False) -> None:
+    ex = "count_ngrams"
+    tokens = [w for s in corpus(extra) for w in padded(s, 2)]
+    for n in ns:
+        expected = _ref_counts(tokens, n)
+        got = call_answer(ex, count_ngrams, list(tokens), n, banned=_BANNED, reason=_REASON)
+        if got is None:
+            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+        if not isinstance(got, Mapping):
+            raise AnswerError(ex, f"should return a Counter (or dict) from n-gram tuples to counts, not a {type(got).__name__}.")
+        got = {key: c for key, c in got.items() if c != 0}
+        if got == expected:
+            continue
+        case = f"n={n} on the lecture's sentences"
+        if any(isinstance(key, (list, str)) for key in got):
+            raise AnswerError(ex, f"the keys should be tuples of n words, like ('the', 'cat') (test case: {case}).")
+        lengths = {len(key) for key in got if isinstance(key, tuple)}
+        if lengths and lengths <= {n - 1, n + 1} and len(lengths) == 1:
+            m = lengths.pop()
+            raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams instead of {n}-grams (test case: {case}).")
+        if n > 1 and got == _ref_counts(tokens, n - 1):
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of {n}-grams (test case: {case}).")
+        if got == _ref_counts(tokens, n + 1):
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of {n}-grams (test case: {case}).")
+        short = _ref_counts(tokens[:-1], n)
+        if got == short:
+            raise AnswerError(ex, f"you miss the last n-gram: the loop must run over range(len(tokens) - n + 1) (test case: {case}).")
+        if set(got) == set(expected):
+            raise AnswerError(ex, f"you found the right n-grams but some counts are wrong (test case: {case}).")
+        raise AnswerError(ex, f"your n-grams differ from the correct ones, e.g. {sorted(set(expected) ^ set(got), key=str)[:2]} (test case: {case}).")
+    report_pass(ex, f"n in {list(ns)}")
+
+
+# ---------------------------------------------------------------------------
+# ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, vocab_size=None)
+
+
+def _prob_cases(n: int, k: float, extra: bool):
+    sents = corpus(extra)
+    grams, contexts = corpus_counts(sents, n)
+    V = vocab_size(sents)
+    words = sorted({w for s in sents for w in s}) + ["</s>"]
+    ctxs = sorted(contexts) if k == 0 else sorted(contexts)[:6] + [("<s>",) * (n - 1) if n > 1 else ()] + \
+        ([("cat",) * (n - 1)] if n > 1 else [])
+    ctxs = list(dict.fromkeys(tuple(c) for c in ctxs))
+    pairs = [(c, w) for c in ctxs for w in words]
+    return grams, contexts, V, pairs
+
+
+def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra: bool = False) -> None:
+    ex = "ngram_prob"
+    grams, contexts, V, pairs = _prob_cases(n, k, extra)
+    case = f"n={n}, k={k}"
+    values = []
+    for context, word in pairs:
+        got = call_answer(ex, ngram_prob, Counter(grams), Counter(contexts), tuple(context), word, k=k, vocab_size=V,
+                          banned=_BANNED, reason=_REASON)
+        if got is None:
+            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+        if isinstance(got, (str, bytes)):
+            raise AnswerError(ex, f"should return a number (a probability), not a {type(got).__name__}.")
+        try:
+            values.append(float(got))
+        except (TypeError, ValueError):
+            raise AnswerError(ex, f"should return a number (a probability), not a {type(got).__name__}.") from None
+    answer = torch.tensor(values, dtype=torch.float64)
+
+    def grid(**kw):
+        return torch.tensor([_ref_prob(grams, contexts, c, w, k, V, **kw) for c, w in pairs], dtype=torch.float64)
+
+    variants = [
+        Variant("k_ignored", f"no smoothing where it was asked: with k={k}, add k to the n-gram count and k*V to the "
+                "context count; your answer is the unsmoothed (maximum-likelihood) probability.",
+                lambda: grid(use_k=False)),
+        Variant("no_kV", "your probabilities do not sum to one: with add-k smoothing the denominator is "
+                "count(context) + k*V, not count(context).", lambda: grid(add_kv=False)),
+        Variant("plus_V", "the denominator should add k*V, not V.",
+                lambda: torch.tensor([(grams.get(tuple(c) + (w,), 0) + k) / (contexts[tuple(c)] + V) for c, w in pairs],
+                                     dtype=torch.float64)),
+        Variant("inverted", "your ratio is upside down: count(context + word) / count(context).",
+                lambda: 1 / grid()),
+    ]
+    compare(ex, answer, grid(), variants=variants, what="your probabilities", case=case)
+    if k > 0:  # the smoothed distribution of each context must sum to one
+        by_ctx: dict = {}
+        for (c, _), v in zip(pairs, values):
+            by_ctx[c] = by_ctx.get(c, 0.0) + v
+        bad = [c for c, total in by_ctx.items() if abs(total - 1) > 1e-9]
+        if bad:
+            raise AnswerError(ex, f"probabilities do not sum to one over the vocabulary for context {bad[0]}.")
+    report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}")
+
+
+# ---------------------------------------------------------------------------
+# sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None)
+
+
+class _Recorder:
+    """A correct ngram_prob that says so when it is called with the wrong context or without k."""
+
+    def __init__(self, exercise: str, n: int, k: float, grams, contexts, V):
+        self.ex, self.n, self.k, self.grams, self.contexts, self.V = exercise, n, k, grams, contexts, V
+
+    def __call__(self, counts_n, counts_n_minus_1, context, word, k=0.0, vocab_size=None):
+        context = tuple(context)
+        if len(context) != self.n - 1:
+            raise AnswerError(self.ex, f"off-by-one context window: a model with n={self.n} conditions on the previous "
+                              f"{self.n - 1} word(s), but you passed a context of {len(context)}: {context}.")
+        if self.k > 0 and (k or 0) == 0:
+            raise AnswerError(self.ex, f"log of zero: this check asks for add-k smoothing (k={self.k}) but you called "
+                              "ngram_prob without k, so an unseen n-gram gets probability 0 and log(0) = -inf. "
+                              "Pass k and vocab_size on.")
+        num = counts_n.get(context + (word,), 0) + k
+        den = counts_n_minus_1.get(context, 0) + k * (vocab_size or 0)
+        return num / den if den else 0.0
+
+
+def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float = 0.0, extra: bool = False,
+                           sentences: Sequence[str] | None = None) -> None:
+    ex = "sentence_logprob"
+    train = corpus(extra)
+    grams, contexts = corpus_counts(train, n)
+    V = vocab_size(train)
+    tests = [s.split() for s in (sentences or (LECTURE_SENTENCES + LECTURE_GENERALISED[:1]))]
+    for tokens in tests:
+        case = f"'{' '.join(tokens)}', n={n}, k={k}"
+        expected = _ref_logprob(tokens, grams, contexts, n, k, V)
+        try:
+            got = call_answer(ex, sentence_logprob, list(tokens), Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
+                              banned=_BANNED, reason=_REASON,
+                              substitutes={"ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
+        except AnswerError as err:
+            if "math domain error" in err.message:
+                if k > 0:
+                    raise AnswerError(ex, f"log of zero: an n-gram got probability 0 although this check asks for add-k "
+                                      f"smoothing (k={k}); use k (test case: {case}).") from None
+                raise AnswerError(ex, "math.log(0) raises an error: when a probability is 0, the log-probability of "
+                                  f"the sentence is -math.inf; return that (test case: {case}).") from None
+            raise
+        if got is None:
+            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+        try:
+            if isinstance(got, (str, bytes)):
+                raise TypeError
+            got = float(got)
+        except (TypeError, ValueError):
+            raise AnswerError(ex, f"should return one number (a log-probability), not a {type(got).__name__}.") from None
+        if k > 0 and got == -math.inf and expected > -math.inf:
+            raise AnswerError(ex, f"log of zero: your answer is -inf although this check asks for add-k smoothing "
+                              f"(k={k}), so no probability is 0 (test case: {case}).")
+        variants = [
+            Variant("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
+                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
+            Variant("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
+                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, eos=False)),
+            Variant("log2", "you used log base 2; use the natural log (math.log).",
+                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=2)),
+            Variant("log10", "you used log base 10; use the natural log (math.log).",
+                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=10)),
+            Variant("probability", "you returned the probability, not its log: add up log-probabilities.",
+                    lambda: math.exp(expected)),
+        ]
+        variants = [Variant(v.name, v.message, lambda f=v.compute: torch.tensor([f()], dtype=torch.float64))
+                    for v in variants]
+        compare(ex, torch.tensor([got], dtype=torch.float64), torch.tensor([expected], dtype=torch.float64),
+                variants=variants, what="your log-probability", case=case)
+    report_pass(ex, f"{len(tests)} sentence(s), n={n}, k={k}")
+
+
+# ---------------------------------------------------------------------------
+# perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None)
+
+
+def _sentence_logprob_ref(grams, contexts, V):
+    def sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
+        return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
+    return sentence_logprob
+
+
+def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra: bool = False,
+                     sentences: Sequence[str] | None = None) -> None:
+    ex = "perplexity"
+    train = corpus(extra)
+    grams, contexts = corpus_counts(train, n)
+    V = vocab_size(train)
+    tests = [s.split() for s in (sentences or LECTURE_GENERALISED)]
+    logp = sum(_ref_logprob(t, grams, contexts, n, k, V) for t in tests)
+    n_tok = sum(len(t) + 1 for t in tests)
+    expected = math.exp(-logp / n_tok)
+    case = f"{len(tests)} sentences, n={n}, k={k}"
+    got = call_answer(ex, perplexity, [list(t) for t in tests], Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
+                      banned=_BANNED, reason=_REASON,
+                      substitutes={"sentence_logprob": _sentence_logprob_ref(grams, contexts, V),
+                                   "ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
+    if got is None:
+        raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+    try:
+        got = float(got)
+    except (TypeError, ValueError):
+        raise AnswerError(ex, f"should return one number, not a {type(got).__name__}.") from None
+    wrong = {
+        "base2": ("log base mismatch: the log-probabilities are natural logs, so take exp(...), not 2 ** (...).",
+                  2 ** (-logp / n_tok)),
+        "base2_logs": ("log base mismatch: you turned the natural log-probability into bits; keep natural logs and use exp.",
+                       2 ** (-logp / math.log(2) / n_tok)),
+        "not_divided": ("you did not divide by the number of tokens: perplexity is exp(-total log-probability / N).",
+                        math.exp(-logp)),
+        "per_sentence": ("you divided by the number of sentences; divide by the number of tokens N (words plus one </s> per sentence).",
+                         math.exp(-logp / len(tests))),
+        "no_eos_count": ("count one </s> per sentence in N: the model also predicts the end of each sentence.",
+                         math.exp(-logp / (n_tok - len(tests)))),
+        "sign": ("the sign is wrong: perplexity is exp(MINUS the average log-probability), so it is at least 1.",
+                 math.exp(logp / n_tok)),
+        "no_exp": ("you returned the average negative log-probability (the cross-entropy); perplexity is its exp.",
+                   -logp / n_tok),
+    }
+    variants = [Variant(name, msg, lambda v=v: torch.tensor([v], dtype=torch.float64)) for name, (msg, v) in wrong.items()]
+    compare(ex, torch.tensor([got], dtype=torch.float64), torch.tensor([expected], dtype=torch.float64),
+            variants=variants, what="your perplexity", case=case)
+    report_pass(ex, f"{expected:.4f} on {case}")
