@@ -303,6 +303,29 @@ widgets.interact(show, n=widgets.IntSlider(value=2, min=1, max=5, continuous_upd
                                              description="log10 k"));
 
 # %% [markdown]
+# With $k = 1$ the validation perplexity for $n = 1, \dots, 5$ is about 14.5, 2.57, 2.23, 2.31, 2.49:
+# it falls while a longer context helps, then rises again once most longer contexts were seen only
+# a few times and smoothing spreads their mass thinly (the U-shape). Notice also that the trigram
+# sampler above can still produce "a mouse ... in a bedroom": the two words are five positions
+# apart, far outside a trigram's window, so the model cannot know the combination never occurs.
+#
+# **Question (graded by your instructor).** In two or three sentences: why does the held-out
+# perplexity (mouse in the bedroom) stay above the validation perplexity for every $n$ and $k$, and
+# what would a model need in order to give "a mouse was sleeping in a bedroom" a sensible
+# probability without ever having seen it? Write your answer in the cell below.
+
+# %% [written] id=why_held_out points=2
+# *Model answer (instructors only).* An n-gram model only knows the exact word sequences it has
+# counted: "mouse" followed within its window by "bedroom" never occurred, so those n-grams get
+# only the small smoothed probability, and held-out sentences pay for it at every such position.
+# Smoothing treats all unseen n-grams alike; it cannot use the fact that "mouse" behaves like "cat"
+# and "dog". A model that represents words by similar vectors (embeddings, notebook 02) can share
+# what it learned about cats and dogs in bedrooms with mice.
+#
+# *Marking:* 1 point for "unseen n-grams get only smoothed mass / counts are exact-match"; 1 point
+# for "similar words need shared representations (embeddings / a neural LM)".
+
+# %% [markdown]
 # ## Summary
 #
 # - The chain rule writes $p(W)$ as a product of next-word probabilities; the Markov assumption keeps
