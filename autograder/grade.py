@@ -84,6 +84,7 @@ def _api(root: Path):
     from traitlets.config.loader import PyFileConfigLoader
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
+    config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -129,23 +130,15 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
         if c.metadata.get("nbgrader", {}).get("grade")
     )
     if nb is None:
-        result.status, result.reason = "error", problem
-        out_html.write_text(feedback.error_page(student_id, assignment, problem), encoding="utf-8")
-        result.seconds = time.monotonic() - start
-        return result
+        return _failed(result, problem, out_html, start)
     shutil.copytree(template, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
-    course.write_config(root, timeout=_config_timeout(Path(template)))
     target = root / "submitted" / student_id / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True)
     nbformat.write(nb, target)
     api = _api(root)
     outcome = api.autograde(assignment, student_id)
     if not outcome.get("success"):
-        result.status = "error"
-        result.reason = "autograding failed: " + _last_error(outcome)
-        out_html.write_text(feedback.error_page(student_id, assignment, result.reason), encoding="utf-8")
-        result.seconds = time.monotonic() - start
-        return result
+        return _failed(result, "autograding failed: " + _last_error(outcome), out_html, start)
     autograded = root / "autograded" / student_id / assignment / f"{assignment}.ipynb"
     source_nb = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     feedback.sanitize(autograded, release_nb, source_nb)
@@ -161,14 +154,18 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     return result
 
 
+def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> Result:
+    """A zero with its reason, in the result and on the student's feedback page."""
+    result.status, result.reason = "error", reason
+    out_html.write_text(feedback.error_page(result.student_id, result.assignment, reason), encoding="utf-8")
+    if start:
+        result.seconds = time.monotonic() - start
+    return result
+
+
 def _last_error(outcome: dict) -> str:
     text = (outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()
     return text[-1][:300] if text else "unknown error"
-
-
-def _config_timeout(root: Path) -> int:
-    match = re.search(r"c\.Execute\.timeout = (\d+)", (root / "nbgrader_config.py").read_text())
-    return int(match.group(1)) if match else 60
 
 
 def grade(
@@ -202,9 +199,8 @@ def grade(
                     results.append(future.result())
                 except Exception as err:  # a crashed worker costs one grade, never the batch
                     reason = f"the grader failed on this submission ({type(err).__name__}: {err})"
-                    results.append(Result(student_id, assignment, status="error", reason=reason))
-                    (work / "feedback" / f"{student_id}.html").write_text(
-                        feedback.error_page(student_id, assignment, reason), encoding="utf-8")
+                    results.append(_failed(Result(student_id, assignment), reason,
+                                           work / "feedback" / f"{student_id}.html"))
         for html_file in (work / "feedback").glob("*.html"):
             shutil.copyfile(html_file, out / "feedback" / html_file.name)
     results.sort(key=lambda r: r.student_id)
