@@ -93,6 +93,27 @@ def _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, V=None, *, n_pad=
     return total
 
 
+def _as_number(ex: str, got: Any, what: str) -> float:
+    """A student's one-number answer as a float, or a sentence saying what came back instead."""
+    if got is None:
+        raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+    if isinstance(got, (str, bytes)):
+        raise AnswerError(ex, f"should return {what}, not a {type(got).__name__}.")
+    try:
+        return float(got)
+    except (TypeError, ValueError):
+        raise AnswerError(ex, f"should return {what}, not a {type(got).__name__}.") from None
+
+
+def _compare_number(ex: str, got: float, expected: float, mistakes, *, what: str, case: str) -> None:
+    """:func:`compare` for one number; ``mistakes`` are (name, message, value_of_that_mistake) triples."""
+    def as_tensor(value: float) -> torch.Tensor:
+        return torch.tensor([value], dtype=torch.float64)
+
+    variants = [Variant(name, message, lambda f=value: as_tensor(f())) for name, message, value in mistakes]
+    compare(ex, as_tensor(got), as_tensor(expected), variants=variants, what=what, case=case)
+
+
 # ---------------------------------------------------------------------------
 # count_ngrams(tokens, n)
 
@@ -154,14 +175,7 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     for context, word in pairs:
         got = call_answer(ex, ngram_prob, Counter(grams), Counter(contexts), tuple(context), word, k=k, vocab_size=V,
                           banned=_BANNED, reason=_REASON)
-        if got is None:
-            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
-        if isinstance(got, (str, bytes)):
-            raise AnswerError(ex, f"should return a number (a probability), not a {type(got).__name__}.")
-        try:
-            values.append(float(got))
-        except (TypeError, ValueError):
-            raise AnswerError(ex, f"should return a number (a probability), not a {type(got).__name__}.") from None
+        values.append(_as_number(ex, got, "a number (a probability)"))
     answer = torch.tensor(values, dtype=torch.float64)
 
     def grid(**kw):
@@ -236,33 +250,23 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
                 raise AnswerError(ex, "math.log(0) raises an error: when a probability is 0, the log-probability of "
                                   f"the sentence is -math.inf; return that (test case: {case}).") from None
             raise
-        if got is None:
-            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
-        try:
-            if isinstance(got, (str, bytes)):
-                raise TypeError
-            got = float(got)
-        except (TypeError, ValueError):
-            raise AnswerError(ex, f"should return one number (a log-probability), not a {type(got).__name__}.") from None
+        got = _as_number(ex, got, "one number (a log-probability)")
         if k > 0 and got == -math.inf and expected > -math.inf:
             raise AnswerError(ex, f"log of zero: your answer is -inf although this check asks for add-k smoothing "
                               f"(k={k}), so no probability is 0 (test case: {case}).")
-        variants = [
-            Variant("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
-                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
-            Variant("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
-                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, eos=False)),
-            Variant("log2", "you used log base 2; use the natural log (math.log).",
-                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=2)),
-            Variant("log10", "you used log base 10; use the natural log (math.log).",
-                    lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=10)),
-            Variant("probability", "you returned the probability, not its log: add up log-probabilities.",
-                    lambda: math.exp(expected)),
+        mistakes = [
+            ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
+             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
+            ("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
+             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, eos=False)),
+            ("log2", "you used log base 2; use the natural log (math.log).",
+             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=2)),
+            ("log10", "you used log base 10; use the natural log (math.log).",
+             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=10)),
+            ("probability", "you returned the probability, not its log: add up log-probabilities.",
+             lambda: math.exp(expected)),
         ]
-        variants = [Variant(v.name, v.message, lambda f=v.compute: torch.tensor([f()], dtype=torch.float64))
-                    for v in variants]
-        compare(ex, torch.tensor([got], dtype=torch.float64), torch.tensor([expected], dtype=torch.float64),
-                variants=variants, what="your log-probability", case=case)
+        _compare_number(ex, got, expected, mistakes, what="your log-probability", case=case)
     report_pass(ex, f"{len(tests)} sentence(s), n={n}, k={k}")
 
 
@@ -291,12 +295,7 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
                       banned=_BANNED, reason=_REASON,
                       substitutes={"sentence_logprob": _sentence_logprob_ref(grams, contexts, V),
                                    "ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
-    if got is None:
-        raise AnswerError(ex, "returned None: did you forget a `return` statement?")
-    try:
-        got = float(got)
-    except (TypeError, ValueError):
-        raise AnswerError(ex, f"should return one number, not a {type(got).__name__}.") from None
+    got = _as_number(ex, got, "one number")
     wrong = {
         "base2": ("log base mismatch: the log-probabilities are natural logs, so take exp(...), not 2 ** (...).",
                   2 ** (-logp / n_tok)),
@@ -313,7 +312,6 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
         "no_exp": ("you returned the average negative log-probability (the cross-entropy); perplexity is its exp.",
                    -logp / n_tok),
     }
-    variants = [Variant(name, msg, lambda v=v: torch.tensor([v], dtype=torch.float64)) for name, (msg, v) in wrong.items()]
-    compare(ex, torch.tensor([got], dtype=torch.float64), torch.tensor([expected], dtype=torch.float64),
-            variants=variants, what="your perplexity", case=case)
+    mistakes = [(name, message, lambda v=value: v) for name, (message, value) in wrong.items()]
+    _compare_number(ex, got, expected, mistakes, what="your perplexity", case=case)
     report_pass(ex, f"{expected:.4f} on {case}")
