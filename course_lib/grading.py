@@ -17,7 +17,9 @@ short message instead of a traceback (nbgrader still counts it as a failed test)
 from __future__ import annotations
 
 import contextlib
+import linecache
 import math
+import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -156,7 +158,6 @@ def compare(
     variants: Iterable[Variant] = (),
     what: str = "your answer",
     case: str = "",
-    check_dtype: bool = True,
     pick: Callable[[Any], Any] | None = None,
 ) -> torch.Tensor:
     """Compare ``answer`` with ``expected``; on a mismatch, name the matching mistake.
@@ -168,8 +169,7 @@ def compare(
     """
     where = f" (test case: {case})" if case else ""
     if isinstance(answer, torch.Tensor) and close(answer, expected):
-        return check_tensor(exercise, answer, what=what, dtype=expected.dtype if check_dtype else None,
-                            device=expected.device)
+        return check_tensor(exercise, answer, what=what, dtype=expected.dtype, device=expected.device)
     if isinstance(answer, torch.Tensor):
         for variant in variants:
             try:
@@ -291,14 +291,11 @@ def report_pass(exercise: str, detail: str = "") -> None:
 
 def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
     """IPython handler: a NameError in a check cell means the answer cell above has not run."""
-    import linecache
-    import re as _re
-
     last = tb
     while last.tb_next is not None:
         last = last.tb_next
     line = linecache.getline(last.tb_frame.f_code.co_filename, last.tb_lineno)
-    name = _re.search(r"'(\w+)'", str(value))
+    name = re.search(r"'(\w+)'", str(value))
     if "check_" in line and name:
         message = (f"\x1b[1;31m✘ {name.group(1)} is not defined yet\x1b[0m: run your answer cell above this one "
                    "(after replacing `raise NotImplementedError()` with your code).")
