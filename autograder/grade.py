@@ -25,7 +25,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, feedback
+from . import course, feedback, notebook_source
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
@@ -131,6 +131,7 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     )
     if nb is None:
         return _failed(result, problem, out_html, start)
+    skip_demos(nb, release_nb)
     shutil.copytree(template, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
     target = root / "submitted" / student_id / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True)
@@ -152,6 +153,20 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
     return result
+
+
+DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
+
+
+def skip_demos(nb: nbformat.NotebookNode, release_nb: nbformat.NotebookNode) -> int:
+    """Blank the demo cells (training runs, plots, widgets) of a submission; returns how many."""
+    demo_ids = {c.get("id") for c in release_nb.cells if notebook_source.is_demo(c)}
+    skipped = 0
+    for cell in nb.cells:
+        if notebook_source.is_demo(cell, demo_ids):
+            cell.source, cell.outputs = DEMO_SKIPPED, []
+            skipped += 1
+    return skipped
 
 
 def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> Result:

@@ -6,6 +6,8 @@
     # %% [markdown]                 prose; every line starts with "# " (a lone "#" is a blank line)
     # %%                            an ordinary code cell (students may edit it)
     # %% [setup]                    a read-only code cell (imports the graded cells rely on)
+    # %% [demo]                     an ordinary code cell that autograding skips: training runs, plots,
+                                    widgets, anything no check cell needs (keeps grading fast)
     # %% [answer] id=softmax        an autograded answer cell: ### BEGIN SOLUTION / ### END SOLUTION
     # %% [tests] id=test_softmax points=2
                                     a read-only test cell; ### BEGIN HIDDEN TESTS / ### END HIDDEN TESTS
@@ -30,7 +32,8 @@ from pathlib import Path
 import nbformat
 
 CELL_MARKER = re.compile(r"^# %%(?:\s*\[(?P<kind>[a-z]+)\])?(?P<options>.*)$")
-KINDS = ("markdown", "code", "setup", "answer", "tests", "written")
+KINDS = ("markdown", "code", "demo", "setup", "answer", "tests", "written")
+DEMO_TAG = "demo"
 DEFAULT_CELL_TIMEOUT = 60
 
 
@@ -151,9 +154,19 @@ def build_notebook(source: Path) -> nbformat.NotebookNode:
             new.metadata["nbgrader"] = meta
         if cell.kind == "tests":
             new.metadata["tags"] = ["check-answer"]
+        if cell.kind == "demo":
+            new.metadata["tags"] = [DEMO_TAG]
         nb.cells.append(new)
     nbformat.validate(nb)
     return nb
+
+
+def is_demo(cell: nbformat.NotebookNode, demo_ids: set[str] = frozenset()) -> bool:
+    """A code cell that autograding may skip: tagged demo (or a demo in the release), never a graded cell."""
+    meta = cell.metadata.get("nbgrader", {})
+    if cell.cell_type != "code" or meta.get("grade") or meta.get("solution"):
+        return False
+    return DEMO_TAG in cell.metadata.get("tags", []) or cell.get("id") in demo_ids
 
 
 def cell_timeout(nb: nbformat.NotebookNode) -> int:

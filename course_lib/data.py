@@ -1,67 +1,111 @@
-"""A tiny "cat/dog world": a probabilistic grammar whose every sentence has a known probability.
+"""Corpora of the course: a tiny "cat/dog world" with a known entropy, and word-level helpers.
 
-Sentences look like the lecture's "the cat is walking in the bedroom" / "a dog was running in a
-room". Each slot is drawn independently, so the grammar can enumerate all its sentences with
-their exact probabilities, and :func:`entropy_per_token` gives the exact entropy rate: the best
-perplexity any language model can reach on this data is ``exp(entropy_per_token())``.
+The cat/dog world is a probabilistic grammar whose sentences look like the lecture's "the cat is
+walking in the bedroom" / "a dog was running in a room". It has agreement (a plural subject takes
+"are"/"were" and no "a") and one longer-range constraint: where an animal is depends on which
+animal it is (a cat is six times as likely as the base rate to be in the bedroom,
+dogs in the garden, mice in the kitchen), five words further on,
+out of reach of a trigram. The grammar enumerates all its sentences with their exact
+probabilities, so :func:`entropy_per_token` gives the exact entropy rate: the best perplexity any
+language model can reach on this data is ``exp(entropy_per_token())``.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import itertools
 import math
+import pathlib
 import re
-from collections import Counter
+import sysconfig
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 import numpy as np
 
-__all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "train_valid_split", "tokenize", "Vocab",
-           "UNK", "BOS", "EOS"]
+__all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "next_word_distribution", "train_valid_split",
+           "docstring_sentences", "tokenize", "Vocab", "UNK", "BOS", "EOS"]
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 
 Choices = tuple[tuple[str, float], ...]
 
 
-def _normalise(name: str, choices: Choices) -> Choices:
+def _normalise(name: str, choices: Choices) -> dict[str, float]:
     if not choices:
         raise ValueError(f"the grammar's slot {name!r} has no choices")
     total = float(sum(w for _, w in choices))
     if any(w < 0 for _, w in choices) or total <= 0:
         raise ValueError(f"the weights of slot {name!r} must be non-negative and not all zero")
-    return tuple((word, w / total) for word, w in choices)
+    return {word: w / total for word, w in choices}
 
 
 @dataclass(frozen=True)
 class CatDogGrammar:
-    """det [adjective] animal aux verb in det room; "" as an adjective means none."""
+    """det [adjective] animal aux verb in det room.
 
+    Each slot is a list of (word, weight); "" as an adjective means none. The subject is plural
+    with probability ``plural``: then it takes ``plural_determiners``, the animal's plural form and
+    the plural auxiliary ("the cats are", "some mice were"). The room is drawn from ``rooms`` with
+    each weight multiplied by ``room_preference`` for the sentence's animal.
+    """
+
+    plural: float = 0.3
     determiners: Choices = (("the", 0.6), ("a", 0.4))
+    plural_determiners: Choices = (("the", 0.7), ("some", 0.3))
     adjectives: Choices = (("", 0.7), ("big", 0.2), ("small", 0.1))
     animals: Choices = (("cat", 0.4), ("dog", 0.4), ("mouse", 0.2))
-    auxiliaries: Choices = (("is", 0.5), ("was", 0.5))
+    plurals: tuple[tuple[str, str], ...] = (("cat", "cats"), ("dog", "dogs"), ("mouse", "mice"))
+    #: (singular, plural) forms of each tense's auxiliary
+    auxiliaries: tuple[tuple[tuple[str, str], float], ...] = ((("is", "are"), 0.5), (("was", "were"), 0.5))
     verbs: Choices = (("walking", 0.4), ("running", 0.3), ("sleeping", 0.3))
     rooms: Choices = (("bedroom", 0.3), ("kitchen", 0.3), ("room", 0.2), ("garden", 0.2))
+    #: (animal, room, factor): the room's weight is multiplied by factor after that animal
+    room_preference: tuple[tuple[str, str, float], ...] = (
+        ("cat", "bedroom", 6.0), ("dog", "garden", 6.0), ("mouse", "kitchen", 6.0))
     #: (animal, room) combinations that never appear in training sentences
     held_out: tuple[tuple[str, str], ...] = (("mouse", "bedroom"),)
 
-    def slots(self) -> list[Choices]:
-        names = ["determiners", "adjectives", "animals", "auxiliaries", "verbs", "in", "determiners", "rooms"]
-        return [(("in", 1.0),) if n == "in" else _normalise(n, getattr(self, n)) for n in names]
+    def plural_of(self, animal: str) -> str:
+        return dict(self.plurals).get(animal, animal + "s")
+
+    def room_distribution(self, animal: str) -> dict[str, float]:
+        """p(room | animal): the base room weights times the animal's preferences, normalised."""
+        factor = {(a, r): f for a, r, f in self.room_preference}
+        base = _normalise("rooms", self.rooms)
+        return _normalise("rooms", tuple((r, p * factor.get((animal, r), 1.0)) for r, p in base.items()))
 
     def sentences(self) -> list[tuple[tuple[str, ...], float]]:
         """Every sentence (as a tuple of words, no </s>) with its exact probability."""
-        out = []
-        for combo in itertools.product(*self.slots()):
-            words = tuple(w for w, _ in combo if w)
-            p = math.prod(q for _, q in combo)
-            if p > 0:
-                out.append((words, p))
-        return out
+        if not 0.0 <= self.plural <= 1.0:
+            raise ValueError(f"plural is a probability, got {self.plural!r}")
+        numbers = {"singular": 1.0 - self.plural, "plural": self.plural}
+        dets = {"singular": _normalise("determiners", self.determiners),
+                "plural": _normalise("plural_determiners", self.plural_determiners)}
+        room_dets = dets["singular"]
+        adjectives, animals = _normalise("adjectives", self.adjectives), _normalise("animals", self.animals)
+        auxiliaries = _normalise("auxiliaries", self.auxiliaries)
+        verbs = _normalise("verbs", self.verbs)
+        table: dict[tuple[str, ...], float] = {}
+        for number, p_number in numbers.items():
+            if p_number == 0:
+                continue
+            for (det, p1), (adj, p2), (animal, p3), (aux, p4), (verb, p5), (room_det, p6) in itertools.product(
+                    dets[number].items(), adjectives.items(), animals.items(), auxiliaries.items(), verbs.items(),
+                    room_dets.items()):
+                noun = animal if number == "singular" else self.plural_of(animal)
+                head = (det, adj, noun, aux[number == "plural"], verb, "in", room_det)
+                for room, p7 in self.room_distribution(animal).items():
+                    p = p_number * p1 * p2 * p3 * p4 * p5 * p6 * p7
+                    if p > 0:
+                        words = tuple(w for w in head if w) + (room,)
+                        table[words] = table.get(words, 0.0) + p
+        return list(table.items())
 
     def is_held_out(self, words: Sequence[str]) -> bool:
-        return any(animal in words and room == words[-1] for animal, room in self.held_out)
+        return any((animal in words or self.plural_of(animal) in words) and room == words[-1]
+                   for animal, room in self.held_out)
 
 
 def entropy_per_token(grammar: CatDogGrammar | None = None, *, without_held_out: bool = False) -> float:
@@ -79,6 +123,33 @@ def entropy_per_token(grammar: CatDogGrammar | None = None, *, without_held_out:
     h = -sum(p * math.log(p) for _, p in table)
     expected_tokens = sum(p * (len(words) + 1) for words, p in table)
     return h / expected_tokens
+
+
+def next_word_distribution(prefix: Sequence[str], grammar: CatDogGrammar | None = None, *,
+                           without_held_out: bool = False) -> dict[str, float]:
+    """The exact p(next word | the sentence so far) of the grammar; ``</s>`` ends the sentence.
+
+    ``prefix`` is the sentence's words so far (without ``<s>``). A prefix the grammar cannot
+    produce is an error.
+    """
+    table = _prefix_table(grammar or CatDogGrammar(), without_held_out)
+    following = table.get(tuple(prefix))
+    if not following:
+        raise ValueError(f"the grammar never produces a sentence starting with {' '.join(prefix)!r}")
+    total = sum(following.values())
+    return {word: p / total for word, p in following.items()}
+
+
+@functools.lru_cache(maxsize=8)
+def _prefix_table(grammar: CatDogGrammar, without_held_out: bool) -> dict[tuple[str, ...], dict[str, float]]:
+    """prefix -> {next word: total probability of the sentences continuing that way}."""
+    table: dict[tuple[str, ...], dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    for words, p in grammar.sentences():
+        if without_held_out and grammar.is_held_out(words):
+            continue
+        for i, word in enumerate(words + (EOS,)):
+            table[words[:i]][word] += p
+    return {prefix: dict(following) for prefix, following in table.items()}
 
 
 def _draw(table, n: int, seed: int) -> list[str]:
@@ -110,6 +181,51 @@ def train_valid_split(n_train: int = 2000, n_valid: int = 500, n_held_out: int =
         raise ValueError("the grammar has no held-out sentences: set held_out to (animal, room) pairs it can generate")
     held = _draw(unseen, n_held_out, seed + 2) if n_held_out else []
     return _draw(seen, n_train, seed), _draw(seen, n_valid, seed + 1), held
+
+
+_DOCTEST_OR_CODE = re.compile(r"^\s*(>>>|\.\.\.|\$ |[-=~*]{3,})|[{}\[\]=<>|\\]{1}.*[{}\[\]=<>|\\]")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+@functools.lru_cache(maxsize=2)
+def docstring_sentences(min_words: int = 4, max_words: int = 40) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """English prose from the docstrings of the Python standard library on this machine: (train, valid).
+
+    The top-level modules' source files are parsed (not imported, so nothing runs); docstrings of
+    modules, classes and functions are cut into sentences; doctest examples, indented code and
+    lines full of symbols are dropped. Every tenth module (in sorted order) goes to validation,
+    so validation prose comes from modules the model has not read. About 2 s, then cached.
+    """
+    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(root.glob("*.py"))
+    if not files:
+        raise FileNotFoundError(f"no Python standard library sources found under {root}")
+    train: list[str] = []
+    valid: list[str] = []
+    for number, path in enumerate(files):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError, OSError):
+            continue
+        out = valid if number % 10 == 0 else train
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.extend(_prose_sentences(ast.get_docstring(node) or "", min_words, max_words))
+    return tuple(train), tuple(valid)
+
+
+def _prose_sentences(docstring: str, min_words: int, max_words: int) -> list[str]:
+    sentences = []
+    for paragraph in docstring.split("\n\n"):
+        lines = paragraph.splitlines()
+        if any(line.startswith((" ", "\t")) or _DOCTEST_OR_CODE.search(line) for line in lines):
+            continue  # code, doctests, tables, ASCII art
+        for sentence in _SENTENCE_END.split(" ".join(line.strip() for line in lines)):
+            words = sentence.split()
+            letters = sum(c.isalpha() or c.isspace() for c in sentence)
+            if min_words <= len(words) <= max_words and letters >= 0.9 * len(sentence):
+                sentences.append(sentence)
+    return sentences
 
 
 _WORD = re.compile(r"<unk>|<s>|</s>|[a-z0-9']+|[.,!?;:]")

@@ -74,13 +74,35 @@ def scaling_effect(d_k: int, n_keys: int = 16, samples: int = 2000, seed: int = 
     return fig
 
 
-def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None):
-    """Bars of perplexities with the corpus's entropy floor exp(H) as a dashed line."""
-    ax = ax or plt.subplots(figsize=(6, 3))[1]
-    ax.bar(range(len(values)), values, color="tab:blue")
+def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None, floor_label=None):
+    """Bars of perplexities, each with its value, and the corpus's entropy floor exp(H) as a dashed line."""
+    ax = ax or plt.subplots(figsize=(max(6, 1.5 * len(values)), 3))[1]
+    bars = ax.bar(range(len(values)), values, color="tab:blue")
+    ax.bar_label(bars, [f"{v:.3g}" for v in values], padding=2, fontsize=9)
     ax.set_xticks(range(len(values)), labels)
-    ax.axhline(floor, color="tab:red", ls="--", label=f"entropy floor exp(H) = {floor:.3f}")
+    ax.axhline(floor, color="tab:red", ls="--", label=floor_label or f"entropy floor exp(H) = {floor:.3f}")
     ax.set_ylabel("perplexity")
+    ax.set_ylim(0, 1.15 * max(max(values), floor))
     ax.set_title(title)
-    ax.legend()
+    ax.legend(loc="lower right")
+    return ax
+
+
+def embedding_projection(E, labels, skip=(), title="word embeddings", ax=None):
+    """Rows of an embedding table E (V, m) projected on their two principal directions, with labels."""
+    E = torch.as_tensor(E).detach().float().cpu()
+    if E.dim() != 2 or E.shape[0] != len(labels):
+        raise ValueError(f"embedding_projection needs E of shape (len(labels), m), got {tuple(E.shape)} "
+                         f"for {len(labels)} labels.")
+    keep = [i for i, word in enumerate(labels) if word not in set(skip)]
+    X = E[keep] - E[keep].mean(0)  # (n, m), centred
+    _, _, Vh = torch.linalg.svd(X, full_matrices=False)
+    xy = X @ Vh[:2].T  # (n, 2): coordinates along the two main directions
+    ax = ax or plt.subplots(figsize=(7, 5))[1]
+    ax.scatter(xy[:, 0], xy[:, 1], s=12, color="tab:blue")
+    for (x, y), i in zip(xy.tolist(), keep):
+        ax.annotate(labels[i], (x, y), xytext=(3, 3), textcoords="offset points", fontsize=9)
+    ax.set_xlabel("first principal direction")
+    ax.set_ylabel("second principal direction")
+    ax.set_title(title)
     return ax

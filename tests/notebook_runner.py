@@ -6,6 +6,8 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.notebook_source import is_demo
+
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -22,7 +24,7 @@ class SolutionKernel:
         self.cells = grade_ids(self.nb)
         self.ns: dict = {"__name__": "__notebook__"}
         for cell in self.nb.cells:
-            if cell.cell_type == "code":
+            if cell.cell_type == "code" and not is_demo(cell):  # as when graded: demos are skipped
                 self.run(cell.source)
 
     def run(self, source: str) -> None:

@@ -2,6 +2,7 @@
 import itertools
 import math
 import time
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -10,34 +11,72 @@ from course_lib import data
 from course_lib.ngram import NGramModel, count_ngrams, pad
 
 TINY = data.CatDogGrammar(
+    plural=0.25,
     determiners=(("the", 3), ("a", 1)),
+    plural_determiners=(("the", 1), ("some", 1)),
     adjectives=(("", 1), ("big", 1)),
     animals=(("cat", 1), ("dog", 2)),
-    auxiliaries=(("is", 1),),
+    plurals=(("cat", "cats"), ("dog", "dogs")),
+    auxiliaries=((("is", "are"), 1),),
     verbs=(("walking", 1), ("running", 3)),
     rooms=(("room", 1), ("bedroom", 1)),
+    room_preference=(("dog", "room", 4.0),),
     held_out=(("cat", "bedroom"),),
 )
 
 
 def brute_force_entropy(g):
-    """Enumerate every slot choice by hand and merge identical word sequences."""
-    det = dict(g.determiners); adj = dict(g.adjectives); ani = dict(g.animals)
-    aux = dict(g.auxiliaries); verb = dict(g.verbs); room = dict(g.rooms)
-    z = [sum(d.values()) for d in (det, adj, ani, aux, verb, room)]
+    """Enumerate every choice by hand, written out slot by slot, and merge identical word sequences."""
+    def norm(choices):
+        z = sum(w for _, w in choices)
+        return {k: w / z for k, w in choices}
+    det, pdet, adj, ani = norm(g.determiners), norm(g.plural_determiners), norm(g.adjectives), norm(g.animals)
+    aux, verb = norm(g.auxiliaries), norm(g.verbs)
     probs = {}
-    for d1, a, an, x, v, d2, r in itertools.product(det, adj, ani, aux, verb, det, room):
-        p = (det[d1] / z[0]) * (adj[a] / z[1]) * (ani[an] / z[2]) * (aux[x] / z[3]) * (verb[v] / z[4]) \
-            * (det[d2] / z[0]) * (room[r] / z[5])
-        words = tuple(w for w in (d1, a, an, x, v, "in", d2, r) if w)
-        probs[words] = probs.get(words, 0.0) + p
+    for plural in (False, True):
+        for d1 in (pdet if plural else det):
+            for a, an, x, v, d2 in itertools.product(adj, ani, aux, verb, det):
+                weights = {r: w * dict(((p[1], p[2]) for p in g.room_preference if p[0] == an)).get(r, 1.0)
+                           for r, w in g.rooms}
+                for r, w in weights.items():
+                    p = (g.plural if plural else 1 - g.plural) * (pdet if plural else det)[d1] * adj[a] * ani[an] \
+                        * aux[x] * verb[v] * det[d2] * w / sum(weights.values())
+                    noun = dict(g.plurals)[an] if plural else an
+                    words = tuple(w for w in (d1, a, noun, x[plural], v, "in", d2, r) if w)
+                    probs[words] = probs.get(words, 0.0) + p
     assert math.isclose(sum(probs.values()), 1.0)
     h = -sum(p * math.log(p) for p in probs.values())
-    return h / sum(p * (len(w) + 1) for w, p in probs.items())
+    return h / sum(p * (len(w) + 1) for w, p in probs.items()), probs
 
 
 def test_entropy_is_exact_on_a_tiny_grammar():
-    assert math.isclose(data.entropy_per_token(TINY), brute_force_entropy(TINY), rel_tol=1e-12)
+    h, probs = brute_force_entropy(TINY)
+    assert math.isclose(data.entropy_per_token(TINY), h, rel_tol=1e-12)
+    assert dict(TINY.sentences()).keys() == probs.keys()
+    assert ("some", "dogs", "are", "running", "in", "a", "room") in probs
+    assert not any(s[0] == "a" and s[1 + (s[1] == "big")] in ("cats", "dogs") for s in probs)  # agreement
+
+
+def test_next_word_distribution_multiplies_back_to_sentence_probabilities():
+    g = data.CatDogGrammar()
+    for words, p in g.sentences()[::97]:
+        chain = math.prod(data.next_word_distribution(words[:i], g)[w] for i, w in enumerate(words + ("</s>",)))
+        assert math.isclose(chain, p, rel_tol=1e-9)
+    after_mouse = data.next_word_distribution("a mouse is running in the".split(), g)
+    after_cat = data.next_word_distribution("a cat is running in the".split(), g)
+    assert after_mouse["kitchen"] > 5 * after_mouse["bedroom"] and after_cat["bedroom"] > 5 * after_cat["kitchen"]
+    assert "bedroom" not in data.next_word_distribution("a mouse is running in the".split(), g, without_held_out=True)
+    with pytest.raises(ValueError, match="never produces"):
+        data.next_word_distribution(["in", "the"], g)
+
+
+def test_docstring_corpus_is_prose_and_split_by_module():
+    train, valid = data.docstring_sentences()
+    assert len(train) > 3000 and len(valid) > 300
+    assert not set(train) & set(valid) or len(set(train) & set(valid)) < 0.05 * len(valid)
+    assert not any(s.lstrip().startswith(">>>") for s in train)
+    words = [w for s in train for w in data.tokenize(s)]
+    assert len(words) > 50_000 and "the" in [w for w, _ in Counter(words).most_common(3)]
 
 
 def test_sentence_probabilities_sum_to_one():
@@ -62,14 +101,17 @@ def test_split_holds_out_the_combination():
     assert all(g.is_held_out(s.split()) for s in held)
 
 
-def test_trigram_model_reaches_the_floor_and_is_fast():
+def test_trigram_cannot_see_the_room_preference_but_is_fast():
+    """The room depends on the animal five words back: a trigram stays above the floor, a 6-gram gets there."""
     train, valid, _ = data.train_valid_split(10000, 2000, 10, seed=0)
-    start = time.perf_counter()
-    model = NGramModel(3, k=0.001).fit([data.tokenize(s) for s in train])
-    ppl = model.perplexity([data.tokenize(s) for s in valid])
-    assert time.perf_counter() - start < 1.0
+    train, valid = [data.tokenize(s) for s in train], [data.tokenize(s) for s in valid]
     floor = math.exp(data.entropy_per_token(without_held_out=True))
-    assert floor * 0.97 < ppl < floor * 1.1
+    start = time.perf_counter()
+    trigram = NGramModel(3, k=0.001).fit(train).perplexity(valid)
+    assert time.perf_counter() - start < 1.5
+    six_gram = NGramModel(6, k=0.001).fit(train).perplexity(valid)
+    assert trigram > 1.04 * floor
+    assert floor * 0.97 < six_gram < floor * 1.03
 
 
 def test_tokenize_and_vocab():

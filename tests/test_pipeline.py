@@ -1,7 +1,7 @@
 """Every notebook through the real pipeline: release -> submissions -> `python -m autograder grade`.
 
-For each notebook, one batch holds the solution, the blank release, every catalogued
-mistake, a cheat, correct answers in other styles, an infinite loop and two files that
+For each notebook, one batch holds the solution, the blank release, one catalogued
+mistake per test cell, a cheat, correct answers in other styles, an infinite loop and two files that
 are not notebooks.
 """
 import copy
@@ -37,7 +37,9 @@ class Notebook:
         self.manual = sum(p for gid, p in self.points.items() if cells[gid].cell_type == "markdown")
         self.auto = sum(self.points.values()) - self.manual
         self.solution = {gid: c.source for gid, c in cells.items() if c.metadata["nbgrader"].get("solution")}
-        self.wrong = list(self.answers.WRONG) + list(self.answers.CHEATS[:1])
+        # one catalogued mistake per test cell (tests/test_checks.py tries all of them in-process)
+        first_per_cell = {w.test_cell: w for w in reversed(self.answers.WRONG)}
+        self.wrong = [w for w in self.answers.WRONG if first_per_cell[w.test_cell] is w] + list(self.answers.CHEATS[:1])
 
     def submission(self, answers: dict[str, str]) -> nbformat.NotebookNode:
         nb = copy.deepcopy(self.release)

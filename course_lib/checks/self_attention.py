@@ -13,6 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
+from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, random_tensor
 from course_lib.device import get_device
 from course_lib.grading import (
     AnswerError,
@@ -77,19 +78,6 @@ _ATTENTION_BUILTINS = [
     Banned(course_attention, "attention_scores", "course_lib.attention.attention_scores"),
     Banned(course_attention, "causal_mask", "course_lib.attention.causal_mask"),
 ]
-_SOFTMAX_BUILTINS = [
-    Banned(torch, "softmax", "torch.softmax"),
-    Banned(torch, "log_softmax", "torch.log_softmax"),
-    Banned(torch.special, "softmax", "torch.special.softmax"),
-    Banned(torch.special, "log_softmax", "torch.special.log_softmax"),
-    Banned(F, "softmax", "torch.nn.functional.softmax"),
-    Banned(F, "log_softmax", "torch.nn.functional.log_softmax"),
-    Banned(torch.Tensor, "softmax", "Tensor.softmax"),
-    Banned(torch.Tensor, "log_softmax", "Tensor.log_softmax"),
-]
-_WRITE_IT_YOURSELF = "the exercise is to write it yourself; see the cells above for the steps."
-
-
 # ---------------------------------------------------------------------------
 # the table for "machines", cell by cell
 
@@ -205,10 +193,6 @@ def _score_variants() -> list[Variant]:
     ]
 
 
-def _random(shape: tuple[int, ...], dtype: torch.dtype, device: Any, generator: torch.Generator) -> torch.Tensor:
-    return torch.randn(shape, generator=generator, dtype=dtype).to(device)
-
-
 def check_attention_scores(
     attention_scores: Callable, *, batch: tuple[int, ...] = (), n_q: int = 5, n_k: int = 5, d_k: int = 3,
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, seed_table: bool = True,
@@ -220,12 +204,12 @@ def check_attention_scores(
         X = thinking_machines(dtype, device)
         cases.append(("the 'Computers are thinking machines' table", X, X))
     g = torch.Generator().manual_seed(seed)
-    Q = _random((*batch, n_q, d_k), dtype, device, g)
-    K = _random((*batch, n_k, d_k), dtype, device, g)
+    Q = random_tensor((*batch, n_q, d_k), dtype, device, g)
+    K = random_tensor((*batch, n_k, d_k), dtype, device, g)
     cases.append((f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}", Q, K))
     for label, Q, K in cases:
         expected = _ref_scores(Q, K)
-        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=_WRITE_IT_YOURSELF)
+        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         compare(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label)
     report_pass(ex, f"{len(cases)} case(s)")
 
@@ -262,13 +246,13 @@ def check_softmax(
     ex = "softmax"
     device = torch.device(device) if device is not None else get_device()
     g = torch.Generator().manual_seed(seed)
-    x = _random(shape, dtype, device, g)
+    x = random_tensor(shape, dtype, device, g)
     cases = [(f"x of shape {tuple(shape)}, dim={dim}", x)]
     if large:
         cases.append(("large inputs around 1000", x * 10 + 1000))
     for label, x in cases:
         expected = torch.softmax(x, dim=dim)
-        got = call_answer(ex, softmax, x.clone(), dim=dim, banned=_SOFTMAX_BUILTINS, reason=_WRITE_IT_YOURSELF)
+        got = call_answer(ex, softmax, x.clone(), dim=dim, banned=SOFTMAX_BUILTINS, reason=WRITE_IT_YOURSELF)
         if (isinstance(got, torch.Tensor) and got.shape == expected.shape and not bool(torch.isfinite(got).all())
                 and bool(torch.isfinite(expected).all())):
             raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along `dim` before exp.")
@@ -284,7 +268,7 @@ def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (1, 4, 
     ex = "causal_mask"
     for n in sizes:
         expected = torch.ones(n, n).tril().bool()
-        got = call_answer(ex, causal_mask, n, banned=_ATTENTION_BUILTINS, reason=_WRITE_IT_YOURSELF)
+        got = call_answer(ex, causal_mask, n, banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
             if got.shape == (n, n) and got.is_floating_point() and bool(torch.isinf(got).any()):
                 raise AnswerError(ex, "returns an additive float mask (0 and -inf); return a bool tensor, True where attention is allowed.")
@@ -358,9 +342,9 @@ def check_self_attention(
     ex = "self_attention"
     device = torch.device(device) if device is not None else get_device()
     g = torch.Generator().manual_seed(seed)
-    Q = _random((*batch, n, d_k), dtype, device, g)
-    K = _random((*batch, n, d_k), dtype, device, g)
-    V = _random((*batch, n, d_v), dtype, device, g)
+    Q = random_tensor((*batch, n, d_k), dtype, device, g)
+    K = random_tensor((*batch, n, d_k), dtype, device, g)
+    V = random_tensor((*batch, n, d_v), dtype, device, g)
     for kind in masks:
         mask = None
         if kind == "causal":
@@ -371,7 +355,7 @@ def check_self_attention(
         expected_out, expected_w = _ref_attention(Q, K, V, mask)
         result = call_answer(ex, self_attention, Q.clone(), K.clone(), V.clone(),
                              mask=None if mask is None else mask.clone(),
-                             banned=_ATTENTION_BUILTINS, reason=_WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
+                             banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             if isinstance(result, torch.Tensor) and result.shape == expected_out.shape:
                 raise AnswerError(ex, "should return a pair (output, weights); you returned only one tensor.")

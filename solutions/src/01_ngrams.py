@@ -65,6 +65,11 @@ print(pad("the cat is walking in the bedroom".split(), 3))
 # we wrote the grammar, we know the exact probability of every sentence it can produce, and so
 # the exact entropy of the language: no model, however clever, can beat that.
 #
+# The grammar has **agreement** ("the cats are", never "a cats is") and one **longer-range
+# constraint**: where an animal is depends on which animal it is. A cat is six times likelier than
+# usual to be in the bedroom, a dog in the garden, a mouse in the kitchen, and the room comes five
+# words after the animal.
+#
 # One combination is held out: a mouse is never in the bedroom in the training data, although
 # "the mouse was sleeping in the bedroom" is a perfectly sensible sentence.
 
@@ -241,7 +246,7 @@ checks.check_perplexity(perplexity, n=1, k=1.0, sentences=checks.LECTURE_SENTENC
 # sentences, like the training ones, never put a mouse in the bedroom, so their floor is computed
 # without those sentences; the held-out ones are all "surprising".)
 
-# %%
+# %% [demo]
 def fit_counts(sentences, n):
     grams = Counter()
     for s in sentences:
@@ -265,8 +270,11 @@ viz.perplexity_bars([f"n={o}" for o in results], list(results.values()), floor)
 plt.show()
 
 # %% [markdown]
-# The bigram and trigram models get close to the floor: in this grammar each word depends mostly on
-# the one or two before it. Real language has longer dependencies, and there the gap stays large.
+# The trigram gets within about 5% of the floor, and no closer however much data it gets: most words
+# here depend only on the one or two before them, but the room depends on the animal five words
+# back, outside a trigram's window. A 6-gram could see it, but its contexts are so specific that
+# most were seen only a few times (try it with the sliders below). Notebook 02's neural model
+# closes this gap. Real language has much longer dependencies, and there the gap stays large.
 #
 # ## 9. Generating text
 #
@@ -274,7 +282,7 @@ plt.show()
 # it, repeat until `</s>`. The unigram model knows word frequencies only; the bigram and trigram
 # models produce sentences of the grammar.
 
-# %%
+# %% [demo]
 rng = np.random.default_rng(0)
 for order in (1, 2, 3):
     model = NGramModel(order, k=0.0).fit(train)
@@ -289,7 +297,7 @@ for order in (1, 2, 3):
 # n-gram model with add-k smoothing. Large $k$ flattens every distribution towards uniform; $k = 0$
 # gives infinite perplexity as soon as one test n-gram was never seen.
 
-# %%
+# %% [demo]
 def show(n=2, log10_k=-2.0):
     k = 10 ** log10_k
     model = NGramModel(n, k=k).fit(train)
@@ -303,7 +311,7 @@ widgets.interact(show, n=widgets.IntSlider(value=2, min=1, max=5, continuous_upd
                                              description="log10 k"));
 
 # %% [markdown]
-# With $k = 1$ the validation perplexity for $n = 1, \dots, 5$ is about 14.5, 2.57, 2.23, 2.31, 2.49:
+# With $k = 1$ the validation perplexity for $n = 1, \dots, 5$ is about 17.4, 2.76, 2.43, 2.58, 2.88:
 # it falls while a longer context helps, then rises again once most longer contexts were seen only
 # a few times and smoothing spreads their mass thinly (the U-shape). Notice also that the trigram
 # sampler above can still produce "a mouse ... in a bedroom": the two words are five positions

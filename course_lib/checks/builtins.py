@@ -1,0 +1,28 @@
+"""What several notebooks' checks share: PyTorch built-ins switched off during graded calls, random inputs."""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+
+from course_lib.grading import Banned
+
+#: softmax in every spelling PyTorch offers
+SOFTMAX_BUILTINS = [
+    Banned(torch, "softmax", "torch.softmax"),
+    Banned(torch, "log_softmax", "torch.log_softmax"),
+    Banned(torch.special, "softmax", "torch.special.softmax"),
+    Banned(torch.special, "log_softmax", "torch.special.log_softmax"),
+    Banned(F, "softmax", "torch.nn.functional.softmax"),
+    Banned(F, "log_softmax", "torch.nn.functional.log_softmax"),
+    Banned(torch.Tensor, "softmax", "Tensor.softmax"),
+    Banned(torch.Tensor, "log_softmax", "Tensor.log_softmax"),
+]
+
+WRITE_IT_YOURSELF = "the exercise is to write it yourself; see the cells above for the steps."
+
+
+def random_tensor(shape: tuple[int, ...], dtype: torch.dtype, device: Any, generator: torch.Generator) -> torch.Tensor:
+    """Standard normal numbers drawn on the CPU (the same on every device), then moved to ``device``."""
+    return torch.randn(shape, generator=generator, dtype=dtype).to(device)

@@ -1,0 +1,335 @@
+"""Checks for notebook 02 (the feed-forward neural language model).
+
+References are PyTorch's own functions (``F.one_hot``, ``F.embedding``, ``F.linear``,
+``F.cross_entropy``, ``F.cosine_similarity``) or plain loops written here, never
+``course_lib.ffnn``, which is switched off while an answer is graded.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import torch
+import torch.nn.functional as F
+
+import course_lib.ffnn as course_ffnn
+from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, random_tensor
+from course_lib.device import get_device
+from course_lib.grading import AnswerError, Banned, Variant, call_answer, compare, describe, report_pass
+
+_COURSE_FFNN = [
+    Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),
+    Banned(course_ffnn.FFNNLanguageModel, "forward", "course_lib.ffnn.FFNNLanguageModel.forward"),
+]
+_ONE_HOT_BUILTINS = [Banned(F, "one_hot", "torch.nn.functional.one_hot")]
+_CROSS_ENTROPY_BUILTINS = SOFTMAX_BUILTINS + [
+    Banned(F, "cross_entropy", "torch.nn.functional.cross_entropy"),
+    Banned(F, "nll_loss", "torch.nn.functional.nll_loss"),
+    Banned(torch.nn, "CrossEntropyLoss", "torch.nn.CrossEntropyLoss"),
+    Banned(torch.nn, "NLLLoss", "torch.nn.NLLLoss"),
+    Banned(torch, "logsumexp", "torch.logsumexp"),
+    Banned(torch.special, "logsumexp", "torch.special.logsumexp"),
+    Banned(torch.Tensor, "logsumexp", "Tensor.logsumexp"),
+]
+
+#: the lecture's sentences as word ids of a small vocabulary (0 <unk>, 1 <s>, 2 </s>)
+LECTURE_VOCAB = ["<unk>", "<s>", "</s>", "a", "bedroom", "cat", "dog", "in", "is", "room", "running", "the",
+                 "walking", "was"]
+LECTURE_SENTENCES = ["the cat is walking in the bedroom", "a dog was running in a room"]
+BOS_ID, EOS_ID = 1, 2
+
+
+def lecture_ids() -> list[list[int]]:
+    return [[LECTURE_VOCAB.index(w) for w in s.split()] for s in LECTURE_SENTENCES]
+
+
+def _device(device: Any) -> torch.device:
+    return torch.device(device) if device is not None else get_device()
+
+
+# ---------------------------------------------------------------------------
+# make_windows(ids, context_size, bos_id, eos_id) -> [(context, target), ...]
+
+
+def _windows(ids: Sequence[int], k: int, bos: int, eos: int, *, n_pad: int | None = None, eos_too: bool = True,
+             width: int | None = None, leak: bool = False) -> list[tuple[tuple[int, ...], int]]:
+    """The correct windows, or one known mistake: other padding, no </s>, other width, target inside."""
+    n_pad = k if n_pad is None else n_pad
+    width = k if width is None else width
+    seq = [bos] * n_pad + list(ids) + ([eos] if eos_too else [])
+    out = []
+    for t in range(max(n_pad, width if not leak else width - 1), len(seq)):
+        start = t - width + (1 if leak else 0)
+        if start < 0:
+            continue
+        out.append((tuple(seq[start:t + (1 if leak else 0)]), seq[t]))
+    return out
+
+
+def _as_pairs(ex: str, got: Any) -> list[tuple[tuple[int, ...], int]]:
+    if got is None:
+        raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+    if not isinstance(got, (list, tuple)):
+        raise AnswerError(ex, f"should return a list of (context, target) pairs, not {describe(got)}.")
+    pairs = []
+    for item in got:
+        if not isinstance(item, (list, tuple)) or len(item) != 2:
+            raise AnswerError(ex, f"each item should be a pair (context, target), got {item!r}.")
+        context, target = item
+        if isinstance(target, (list, tuple)) and not isinstance(context, (list, tuple)):
+            raise AnswerError(ex, f"return (context, target) pairs, in that order: {item!r} looks like (target, context).")
+        try:
+            if isinstance(context, torch.Tensor):
+                context = context.tolist()
+            if isinstance(target, torch.Tensor):
+                target = target.item()
+            pairs.append((tuple(int(i) for i in context), int(target)))
+        except (TypeError, ValueError):
+            raise AnswerError(ex, f"each pair should be (a tuple of context ids, one target id), got {item!r}.") from None
+    return pairs
+
+
+def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] = (1, 2, 3),
+                       sentences: Sequence[Sequence[int]] | None = None) -> None:
+    ex = "make_windows"
+    sentences = [list(s) for s in (sentences or lecture_ids())]
+    for k in context_sizes:
+        for ids in sentences:
+            case = f"context_size={k}, ids={ids}"
+            got = _as_pairs(ex, call_answer(ex, make_windows, list(ids), k, BOS_ID, EOS_ID,
+                                            banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF))
+            expected = _windows(ids, k, BOS_ID, EOS_ID)
+            if got == expected:
+                continue
+            where = f" (test case: {case})"
+            for m in (k - 1, k + 1):
+                if got and all(len(c) == m for c, _ in got):
+                    raise AnswerError(ex, f"off-by-one context window: each context should hold context_size = {k} "
+                                          f"ids, yours hold {m}{where}.")
+            if got == _windows(ids, k, BOS_ID, EOS_ID, leak=True):
+                raise AnswerError(ex, "each context includes the word it should predict: the context is the "
+                                      f"context_size ids *before* the target{where}.")
+            if got == _windows(ids, k, BOS_ID, EOS_ID, eos_too=False):
+                raise AnswerError(ex, "the end of the sentence is never predicted: append eos_id after the last word, "
+                                      f"so the model learns where sentences stop{where}.")
+            for n_pad in range(k):
+                if got == _windows(ids, k, BOS_ID, EOS_ID, n_pad=n_pad):
+                    raise AnswerError(ex, f"the first word(s) are never predicted: put context_size = {k} bos_id in "
+                                          f"front of the sentence (you put {n_pad}){where}.")
+            if len(got) != len(expected):
+                raise AnswerError(ex, f"a sentence of {len(ids)} words gives {len(ids) + 1} pairs (every word and the "
+                                      f"end), you returned {len(got)}{where}.")
+            first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
+            raise AnswerError(ex, f"pair {first} should be {expected[first]}, yours is {got[first]}{where}.")
+    report_pass(ex, f"context sizes {list(context_sizes)}")
+
+
+# ---------------------------------------------------------------------------
+# one_hot(ids, vocab_size) -> (..., vocab_size) float32
+
+
+def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tuple[int, ...]] = ((5,), (2, 3)),
+                  seed: int = 0, device: Any = None) -> None:
+    ex = "one_hot"
+    device = _device(device)
+    g = torch.Generator().manual_seed(seed)
+    for shape in shapes:
+        ids = torch.randint(vocab_size, shape, generator=g).to(device)
+        ids.view(-1)[0] = vocab_size - 1  # the last word too
+        expected = F.one_hot(ids, vocab_size).float()
+        got = call_answer(ex, one_hot, ids.clone(), vocab_size, banned=_ONE_HOT_BUILTINS, reason=WRITE_IT_YOURSELF)
+        case = f"ids of shape {tuple(shape)}, vocab_size={vocab_size}"
+        if isinstance(got, torch.Tensor) and got.shape == expected.shape and got.dtype != torch.float32:
+            if torch.equal(got.detach().cpu().float(), expected.cpu()):
+                raise AnswerError(ex, f"the values are right but the dtype is {got.dtype}: return float32 "
+                                      "(.float()), so that one_hot(ids) @ E is a matrix product of floats.")
+        variants = [
+            Variant("transposed", "your one-hot matrix is transposed: one row per id, one column per word of the "
+                    "vocabulary.", lambda: expected.movedim(-1, 0)),
+            Variant("multi_hot", "you put every id into one vector (a 'bag of words'); each id needs its own one-hot row.",
+                    lambda: expected.reshape(-1, vocab_size).amax(0)),
+            Variant("shifted_up", "the 1 is one place to the right: position ids[i] (counting from 0) must hold the 1.",
+                    lambda: F.one_hot((ids + 1).clamp(max=vocab_size - 1), vocab_size).float()),
+            Variant("shifted_down", "the 1 is one place to the left: position ids[i] (counting from 0) must hold the 1.",
+                    lambda: F.one_hot((ids - 1).clamp(min=0), vocab_size).float()),
+        ]
+        compare(ex, got, expected, variants=variants, what="the returned one-hot tensor", case=case)
+    report_pass(ex, f"id shapes {[tuple(s) for s in shapes]}")
+
+
+# ---------------------------------------------------------------------------
+# ffnn_forward(idx, params) -> logits (B, V)
+
+
+def random_ffnn_parameters(vocab_size: int = 11, context_size: int = 3, embed_dim: int = 4, hidden_dim: int = 6,
+                           direct: bool = False, seed: int = 0, dtype: torch.dtype = torch.float32,
+                           device: Any = None) -> dict[str, torch.Tensor | None]:
+    """Bengio's parameters with random values: C (V, m), H (h, n m), d (h,), U (V, h), b (V,), W (V, n m) or None."""
+    g = torch.Generator().manual_seed(seed)
+    n_in = context_size * embed_dim
+    shapes = {"C": (vocab_size, embed_dim), "H": (hidden_dim, n_in), "d": (hidden_dim,), "U": (vocab_size, hidden_dim),
+              "b": (vocab_size,), "W": (vocab_size, n_in)}
+    params = {name: random_tensor(shape, dtype, device, g) for name, shape in shapes.items()}
+    if not direct:
+        params["W"] = None
+    return params
+
+
+def _ref_ffnn(idx, params, *, tanh=True, d=True, b=True, direct=True, reverse=False, softmax=False, tanh_out=False):
+    """F.embedding -> concatenate -> F.linear -> tanh -> F.linear (+ direct), or one known mistake."""
+    if reverse:
+        idx = idx.flip(-1)
+    x = F.embedding(idx, params["C"]).flatten(-2)  # (B, n m)
+    a = F.linear(x, params["H"], params["d"] if d else None)
+    hidden = torch.tanh(a) if tanh else a
+    logits = F.linear(hidden, params["U"], params["b"] if b else None)
+    if direct and params.get("W") is not None:
+        logits = logits + F.linear(x, params["W"])
+    if tanh_out:
+        logits = torch.tanh(logits)
+    return torch.softmax(logits, -1) if softmax else logits
+
+
+def _ffnn_variants() -> list[Variant]:
+    return [
+        Variant("no_tanh", "your hidden layer has no tanh: the hidden activation is tanh(d + H x).",
+                lambda i, p: _ref_ffnn(i, p, tanh=False)),
+        Variant("softmax", "you return probabilities: return the logits y = b + W x + U tanh(d + H x) (the softmax is "
+                "part of the loss).", lambda i, p: _ref_ffnn(i, p, softmax=True)),
+        Variant("no_direct", "the direct connections are missing: when params['W'] is given, add W x to the logits.",
+                lambda i, p: _ref_ffnn(i, p, direct=False)),
+        Variant("reversed", "your context words are concatenated in reverse order: the embedding of the first context "
+                "word comes first.", lambda i, p: _ref_ffnn(i, p, reverse=True)),
+        Variant("no_d", "the hidden bias d is missing: tanh(d + H x).", lambda i, p: _ref_ffnn(i, p, d=False)),
+        Variant("no_b", "the output bias b is missing: y = b + U tanh(...).", lambda i, p: _ref_ffnn(i, p, b=False)),
+        Variant("tanh_out", "you applied tanh to the logits too; only the hidden layer has a tanh.",
+                lambda i, p: _ref_ffnn(i, p, tanh_out=True)),
+    ]
+
+
+def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: int = 11, context_size: int = 3,
+                       embed_dim: int = 4, hidden_dim: int = 6, directs: Sequence[bool] = (False, True), seed: int = 0,
+                       dtype: torch.dtype = torch.float32, device: Any = None) -> None:
+    ex = "ffnn_forward"
+    device = _device(device)
+    for direct in directs:
+        params = random_ffnn_parameters(vocab_size, context_size, embed_dim, hidden_dim, direct, seed, dtype, device)
+        g = torch.Generator().manual_seed(seed + 1)
+        idx = torch.randint(vocab_size, (batch, context_size), generator=g).to(device)
+        idx[0] = torch.arange(context_size)  # distinct words, so their order matters
+        expected = _ref_ffnn(idx, params)
+        given = {k: None if v is None else v.clone() for k, v in params.items()}
+        got = call_answer(ex, ffnn_forward, idx.clone(), given, banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF)
+        case = (f"idx {tuple(idx.shape)}, V={vocab_size}, m={embed_dim}, h={hidden_dim}, "
+                f"{'with' if direct else 'without'} direct connections W")
+        compare(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case)
+    report_pass(ex, "with and without direct connections" if len(directs) == 2 else f"direct={directs[0]}")
+
+
+# ---------------------------------------------------------------------------
+# cross_entropy(logits, targets) -> scalar
+
+
+def _ce_variants() -> list[Variant]:
+    def log_probs(logits, dim=-1):
+        return torch.log_softmax(logits, dim)
+
+    def pick(lp, t):
+        return lp[torch.arange(len(t), device=t.device), t]
+
+    return [
+        Variant("sum", "you return the sum over the batch; cross-entropy is the mean over the examples.",
+                lambda z, t: -pick(log_probs(z), t).sum()),
+        Variant("no_minus", "your loss is negative: cross-entropy is minus the mean log-probability of the targets.",
+                lambda z, t: pick(log_probs(z), t).mean()),
+        Variant("log2", "you used log base 2 (bits); F.cross_entropy uses the natural log (nats).",
+                lambda z, t: -pick(log_probs(z), t).mean() / math.log(2)),
+        Variant("wrong_axis", "your softmax normalises over the batch (dim=0); each example's scores over the "
+                "vocabulary (dim=-1) must sum to one.", lambda z, t: -pick(log_probs(z, 0), t).mean()),
+        Variant("all_targets", "you indexed logits[:, targets], which takes every target for every row; pick one entry "
+                "per row with logits[torch.arange(B), targets].",
+                lambda z, t: (torch.logsumexp(z, -1)[:, None] - z[:, t]).mean()),
+        Variant("per_example", "return one number, the mean over the batch, not one loss per example.",
+                lambda z, t: -pick(log_probs(z), t)),
+        Variant("no_log", "you averaged probabilities instead of log-probabilities: take -log of the target's probability.",
+                lambda z, t: -pick(torch.softmax(z, -1), t).mean()),
+    ]
+
+
+def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: int = 5, seed: int = 0,
+                        dtype: torch.dtype = torch.float32, device: Any = None, large: bool = True) -> None:
+    """Checks the mean cross-entropy against F.cross_entropy, including logits near 1000 (stability)."""
+    ex = "cross_entropy"
+    device = _device(device)
+    g = torch.Generator().manual_seed(seed)
+    logits = random_tensor((batch, vocab_size), dtype, device, g) * 2
+    targets = torch.randint(vocab_size, (batch,), generator=g).to(device)
+    cases = [(f"logits {tuple(logits.shape)}", logits)]
+    if large:
+        cases.append(("large logits around 1000", logits * 50 + 1000))
+    for label, z in cases:
+        expected = F.cross_entropy(z, targets)
+        got = call_answer(ex, cross_entropy, z.clone(), targets.clone(), banned=_CROSS_ENTROPY_BUILTINS,
+                          reason=WRITE_IT_YOURSELF)
+        if isinstance(got, torch.Tensor) and got.numel() == 1 and not bool(torch.isfinite(got).all()):
+            raise AnswerError(ex, f"your loss is {got.item()} on {label}: exp(1000) overflows. Use the log-sum-exp "
+                                  "trick: log sum exp(z) = max(z) + log sum exp(z - max(z)).")
+        if isinstance(got, (float, int)):
+            raise AnswerError(ex, "return a tensor (so that the loss can be backpropagated), not a Python number.")
+        if isinstance(got, torch.Tensor) and got.shape == (1,):
+            got = got.reshape(())
+        compare(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label)
+    report_pass(ex, f"{len(cases)} case(s), numerically stable" if large else f"{len(cases)} case(s)")
+
+
+# ---------------------------------------------------------------------------
+# nearest_neighbours(E, word_id, k) -> k ids, most similar first
+
+
+def _ranked(scores: torch.Tensor, word_id: int, k: int, *, keep_self: bool = False, ascending: bool = False) -> list[int]:
+    scores = scores.clone().double()
+    if not keep_self:
+        scores[word_id] = math.inf if ascending else -math.inf
+    return torch.argsort(scores, descending=not ascending)[:k].tolist()
+
+
+def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 12, dim: int = 5, k: int = 3,
+                             word_ids: Sequence[int] = (0, 4), seed: int = 0, device: Any = None) -> None:
+    ex = "nearest_neighbours"
+    device = _device(device)
+    g = torch.Generator().manual_seed(seed)
+    E = random_tensor((vocab_size, dim), torch.float32, device, g)
+    E = E * torch.linspace(0.2, 3.0, vocab_size, device=device)[torch.randperm(vocab_size, generator=g).to(device), None]
+    for word_id in word_ids:
+        case = f"E {tuple(E.shape)}, word_id={word_id}, k={k}"
+        cosine = F.cosine_similarity(E, E[word_id][None, :], dim=-1)
+        expected = _ranked(cosine, word_id, k)
+        got = call_answer(ex, nearest_neighbours, E.clone(), word_id, k, banned=[], reason="")
+        if got is None:
+            raise AnswerError(ex, "returned None: did you forget a `return` statement?")
+        try:
+            got = [int(i) for i in (got.tolist() if isinstance(got, torch.Tensor) else got)]
+        except (TypeError, ValueError):
+            raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not {describe(got)}.") from None
+        if got == expected:
+            continue
+        where = f" (test case: {case})"
+        if got == _ranked(cosine, word_id, k, keep_self=True):
+            raise AnswerError(ex, f"your list starts with the word itself (its cosine similarity is 1): leave word_id out{where}.")
+        if got == _ranked(E @ E[word_id], word_id, k):
+            raise AnswerError(ex, "you ranked by the dot product, which favours long vectors; divide by both vectors' "
+                                  f"norms to get the cosine similarity{where}.")
+        if got == _ranked(cosine, word_id, k, ascending=True):
+            raise AnswerError(ex, f"these are the *least* similar words: sort by similarity, largest first{where}.")
+        if got == _ranked(-(E - E[word_id]).norm(dim=-1), word_id, k):
+            raise AnswerError(ex, f"you ranked by Euclidean distance; the exercise asks for cosine similarity{where}.")
+        if sorted(got) == sorted(expected):
+            raise AnswerError(ex, f"the right words in the wrong order: most similar first{where}.")
+        if len(got) != k:
+            raise AnswerError(ex, f"return exactly k = {k} ids, you returned {len(got)}{where}.")
+        raise AnswerError(ex, f"the {k} nearest neighbours by cosine similarity are {expected}, yours are {got}{where}.")
+    report_pass(ex, f"k={k}, {len(word_ids)} words")
+
+
+__all__ = ["check_make_windows", "check_one_hot", "check_ffnn_forward", "check_cross_entropy",
+           "check_nearest_neighbours", "random_ffnn_parameters", "lecture_ids", "LECTURE_VOCAB"]

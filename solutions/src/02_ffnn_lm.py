@@ -1,0 +1,562 @@
+# ---
+# cell_timeout: 120
+# ---
+
+# %% [markdown]
+# # 02 · The feed-forward neural language model
+#
+# Notebook 01 ended with a problem. An n-gram model knows only the exact word sequences it has
+# counted. Having seen *"The cat is walking in the bedroom"*, it has learned nothing at all about
+# *"A dog was running in a room"*: to it, "cat" and "dog" are as different as "cat" and "of".
+# And the longer its window, the fewer of its contexts it has ever seen: with a vocabulary of
+# $V$ words there are $V^{n-1}$ possible contexts (the **curse of dimensionality**).
+#
+# Bengio et al. (2003) proposed the fix the lecture (seeds 000 and 001) walks through:
+#
+# 1. give every word a learned vector, an **embedding**, so that words used alike get similar vectors;
+# 2. predict the next word with a **neural network** that reads the embeddings of the previous $n-1$ words.
+#
+# Because the network is a smooth function of the embeddings, what it learns about cats carries over
+# to dogs. In this notebook you will build that model piece by piece, train it, and **measure** the
+# generalisation that notebook 01 could only describe:
+#
+# 1. cut sentences into (context, next word) training examples (`make_windows`);
+# 2. see that an embedding lookup is a one-hot vector times a matrix (`one_hot`);
+# 3. write the model's forward pass in the paper's notation (`ffnn_forward`);
+# 4. write the loss, cross-entropy, in a numerically stable way (`cross_entropy`);
+# 5. train it on the cat/dog world until its perplexity is within a few percent of the exact floor;
+# 6. compare it with n-gram models on contexts and word combinations they never saw;
+# 7. look inside the learned embeddings (`nearest_neighbours`), and train on real English.
+#
+# **How the exercises work.** Cells that say `# YOUR CODE HERE` / `raise NotImplementedError()`
+# are yours. The read-only cell after each exercise, starting with `"""Check my answer ..."""`, prints
+# `✔ ... correct` or one sentence naming what is wrong. When your work is graded the same checks run
+# again with hidden cases, so solve the general problem. Run the cells from top to bottom; the
+# training cells take a few seconds each.
+
+# %% [setup] id=setup
+import math
+import time
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+from course_lib import data, viz
+from course_lib.checks import ffnn as checks
+from course_lib.device import get_device
+from course_lib.ffnn import FFNNConfig, FFNNLanguageModel, context_windows
+from course_lib.ngram import NGramModel
+from course_lib.train import TrainConfig, evaluate, iterate_batches, sample, train, window_batches
+
+device = get_device()
+print("models train on:", device)
+
+# %% [markdown]
+# ## 1. The data: the cat/dog world again
+#
+# We use notebook 01's grammar. Remember its two features that matter here: **agreement** ("the
+# cats are", "a cat is") and a **longer-range constraint**: the room depends on the animal five words
+# earlier (cats prefer bedrooms, dogs gardens, mice kitchens). A trigram cannot see that far; we
+# saw it stop about 5% above the floor. The mouse is still never in the bedroom during training.
+#
+# A neural model works with **word ids**, so we build a vocabulary: every training word gets an
+# integer, with `<unk>` = 0, `<s>` = 1 and `</s>` = 2.
+
+# %%
+grammar = data.CatDogGrammar()
+train_text, valid_text, held_out_text = data.train_valid_split(n_train=3000, n_valid=500, n_held_out=100, seed=0)
+train_words = [data.tokenize(s) for s in train_text]
+valid_words = [data.tokenize(s) for s in valid_text]
+held_out_words = [data.tokenize(s) for s in held_out_text]
+vocab = data.Vocab(train_words)
+BOS, EOS = vocab.index(data.BOS), vocab.index(data.EOS)
+floor = math.exp(data.entropy_per_token(grammar, without_held_out=True))
+
+print(len(vocab), "words:", " ".join(vocab.itos))
+print(train_text[0], "->", vocab.encode(train_words[0]))
+print(f"the perplexity floor exp(H) of these sentences: {floor:.4f}")
+
+# %% [markdown]
+# ## 2. Training examples: a window of $n-1$ words and the word after it
+#
+# The model reads a fixed window of `context_size` $= n - 1$ previous words and predicts the next
+# one. As in notebook 01, each sentence gets `context_size` start symbols `<s>` in front, so that the
+# first word has a full context, and one `</s>` at the end, so that the model also learns where
+# sentences stop. A sentence of $T$ words gives $T + 1$ examples. With `context_size = 2`, "the cat"
+# (ids 11, 5) gives
+#
+# | context | target |
+# |---|---|
+# | (`<s>`, `<s>`) | the |
+# | (`<s>`, the) | cat |
+# | (the, cat) | `</s>` |
+#
+# Write `make_windows(ids, context_size, bos_id, eos_id)`: a list of `(context, target)` pairs, the
+# context a tuple of `context_size` ids. (`course_lib.ffnn.context_windows` is switched off while
+# this is graded.)
+
+# %% [answer] id=make_windows
+def make_windows(ids, context_size, bos_id, eos_id):
+    """[(context tuple of context_size ids, target id), ...] for one sentence of word ids."""
+    ### BEGIN SOLUTION
+    padded = [bos_id] * context_size + list(ids) + [eos_id]
+    return [(tuple(padded[t - context_size:t]), padded[t]) for t in range(context_size, len(padded))]
+    ### END SOLUTION
+
+# %% [tests] id=check_make_windows points=1
+"""Check my answer: windows of the lecture's two sentences for context sizes 1, 2 and 3."""
+checks.check_make_windows(make_windows)
+### BEGIN HIDDEN TESTS
+checks.check_make_windows(make_windows, context_sizes=(4, 5), sentences=[[3], [7, 7, 7, 9, 4, 5]])
+### END HIDDEN TESTS
+
+# %% [markdown]
+# From now on we use the course's `context_windows`, which does the same for a whole corpus and
+# stacks the result into tensors. Our models look at the previous **5 words**: exactly enough to
+# see the animal when predicting the room (try to count it on "the cat is walking in the").
+
+# %%
+CONTEXT = 5
+
+
+def windows_of(sentences, context_size=CONTEXT):
+    """contexts (N, context_size) and targets (N,) of a list of tokenised sentences."""
+    return context_windows([vocab.encode(s) for s in sentences], context_size, BOS, EOS)
+
+
+X_train, Y_train = windows_of(train_words)
+X_valid, Y_valid = windows_of(valid_words)
+X_held, Y_held = windows_of(held_out_words)
+print("training examples:", tuple(X_train.shape), tuple(Y_train.shape))
+for context, target in zip(X_train[:4].tolist(), Y_train[:4].tolist()):
+    print(f"  {' '.join(vocab.decode(context)):>40}  ->  {vocab.itos[target]}")
+
+# %% [markdown]
+# ## 3. One-hot vectors and embeddings
+#
+# The lecture writes a word as a **one-hot vector**: length $V$, all zeros except a 1 at the word's
+# id. Multiplying a one-hot row vector by a $V \times m$ matrix $E$ picks out one row of $E$, the
+# word's $m$-dimensional embedding:
+#
+# $$\text{one\_hot}(i)\,E = E_{i,:}$$
+#
+# Write `one_hot(ids, vocab_size)`: for an integer tensor `ids` of any shape, a **float32** tensor of
+# shape `ids.shape + (vocab_size,)` with a 1 at each id. (`F.one_hot` is switched off while this is
+# graded; `torch.zeros(...)` and indexing or `scatter_` will do, on the device of `ids`.)
+
+# %% [answer] id=one_hot
+def one_hot(ids, vocab_size):
+    """(..., vocab_size) float32 tensor: 1.0 at each id, 0.0 elsewhere."""
+    ### BEGIN SOLUTION
+    out = torch.zeros(*ids.shape, vocab_size, dtype=torch.float32, device=ids.device)
+    return out.scatter_(-1, ids.unsqueeze(-1), 1.0)
+    ### END SOLUTION
+
+# %% [tests] id=check_one_hot points=1
+"""Check my answer: against F.one_hot, for a 1-D and a 2-D batch of ids."""
+checks.check_one_hot(one_hot)
+### BEGIN HIDDEN TESTS
+checks.check_one_hot(one_hot, vocab_size=3, shapes=((4, 1, 2), (1,)), seed=5)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Now the point of it: the product and the lookup give the same numbers, but the lookup never builds
+# the $V$-wide vectors. With a realistic vocabulary that is the difference between a matrix product
+# with mostly zeros and reading a few rows.
+
+# %% [demo]
+E = torch.randn(len(vocab), 4)
+ids = torch.tensor([vocab.index("cat"), vocab.index("dog"), vocab.index("cat")])
+print("one_hot(ids) @ E equals E[ids]:", torch.allclose(one_hot(ids, len(vocab)) @ E, E[ids]))
+
+big_V, batch = 20_000, 512
+E_big = torch.randn(big_V, 64)
+ids_big = torch.randint(big_V, (batch,))
+for name, fn in [("one_hot(ids) @ E", lambda: one_hot(ids_big, big_V) @ E_big), ("E[ids]", lambda: E_big[ids_big])]:
+    start = time.perf_counter()
+    for _ in range(5):
+        fn()
+    print(f"{name:>18}: {(time.perf_counter() - start) / 5 * 1e3:7.2f} ms for {batch} words, V = {big_V}")
+
+# %% [markdown]
+# That is why PyTorch's `nn.Embedding` is a lookup table: `nn.Embedding(V, m)(ids)` is `E[ids]`,
+# and its gradient updates only the rows that were used.
+#
+# ## 4. The model
+#
+# Bengio et al.'s network, in the paper's notation (the lecture's figure): the table $C$ ($V \times m$)
+# maps each of the $n-1$ context words to its embedding; the embeddings are **concatenated** into
+# one vector $x$ of length $(n-1)m$; a hidden layer with weights $H$ and bias $d$ applies $\tanh$; the
+# output layer (weights $U$, bias $b$) gives one score, a **logit**, per word of the vocabulary. The
+# paper also allows **direct connections** $W$ from the embeddings straight to the output:
+#
+# $$x = [C(w_{t-n+1}); \dots; C(w_{t-1})] \qquad y = b + W x + U \tanh(d + H x) \qquad
+#   p(w_t \mid w_{t-n+1}, \dots, w_{t-1}) = \mathrm{softmax}(y)_{w_t}$$
+#
+# Write `ffnn_forward(idx, params)`: `idx` is a batch of contexts (B, n-1) of word ids; `params` is a
+# dict with `C` (V, m), `H` (h, (n-1)m), `d` (h,), `U` (V, h), `b` (V,) and `W` ((V, (n-1)m), or
+# `None` for no direct connections). Return the logits (B, V), **not** the probabilities.
+# Weight matrices are stored as (out, in), like `nn.Linear`'s, so $Hx$ for a batch of rows is
+# `x @ H.T`.
+
+# %% [answer] id=ffnn_forward
+def ffnn_forward(idx, params):
+    """Logits (B, V) of Bengio's feed-forward LM for contexts idx (B, n-1)."""
+    ### BEGIN SOLUTION
+    x = params["C"][idx].flatten(1)  # (B, (n-1) m): the concatenated embeddings
+    hidden = torch.tanh(params["d"] + x @ params["H"].T)  # (B, h)
+    logits = params["b"] + hidden @ params["U"].T  # (B, V)
+    if params["W"] is not None:
+        logits = logits + x @ params["W"].T
+    return logits
+    ### END SOLUTION
+
+# %% [tests] id=check_ffnn_forward points=2
+"""Check my answer: against F.embedding and F.linear, with and without direct connections."""
+checks.check_ffnn_forward(ffnn_forward)
+### BEGIN HIDDEN TESTS
+checks.check_ffnn_forward(ffnn_forward, batch=3, vocab_size=17, context_size=5, embed_dim=2, hidden_dim=9,
+                          seed=3, dtype=torch.float64)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The course's `FFNNLanguageModel` is the same network built from PyTorch layers
+# (`nn.Embedding` for $C$, `nn.Linear` for $H, d$ and $U, b$). Your function, given its weights,
+# computes its logits:
+
+# %% [demo]
+config = FFNNConfig(vocab_size=len(vocab), context_size=CONTEXT, embed_dim=16, hidden_dim=64)
+model = FFNNLanguageModel(config)
+logits, _ = model(X_train[:8])
+print("logits:", tuple(logits.shape), "| parameters:", sum(p.numel() for p in model.parameters()))
+print("ffnn_forward equals the model:", torch.allclose(ffnn_forward(X_train[:8], model.bengio_parameters()), logits, atol=1e-6))
+
+# %% [markdown]
+# ## 5. The loss: cross-entropy
+#
+# Training maximises the log-probability of each actual next word; equivalently it minimises the
+# **cross-entropy**, the mean of $-\log p(\text{target})$ over the batch. With the softmax written out,
+# for one example with logits $z$ and target $t$:
+#
+# $$-\log \mathrm{softmax}(z)_t = -z_t + \log \sum_j e^{z_j}$$
+#
+# Computed naively, $e^{z_j}$ overflows as soon as a logit is around 90 in float32 ($e^{1000}$ is
+# `inf`). The **log-sum-exp trick** subtracts the maximum first, which changes nothing
+# mathematically:
+#
+# $$\log \sum_j e^{z_j} = \max_k z_k + \log \sum_j e^{z_j - \max_k z_k}$$
+#
+# Write `cross_entropy(logits, targets)`: logits (B, V), targets (B,) integer ids; return the mean
+# loss as a 0-dimensional tensor, equal to `F.cross_entropy(logits, targets)`, and finite even for
+# logits around 1000. (`F.cross_entropy`, `logsumexp`, `softmax` and `log_softmax` are switched off
+# while this is graded.) Hint: `logits[torch.arange(B), targets]` picks each row's target logit.
+
+# %% [answer] id=cross_entropy
+def cross_entropy(logits, targets):
+    """Mean over the batch of -log softmax(logits)[target], numerically stable."""
+    ### BEGIN SOLUTION
+    top = logits.max(dim=-1, keepdim=True).values  # (B, 1)
+    log_sum_exp = top.squeeze(-1) + (logits - top).exp().sum(dim=-1).log()  # (B,)
+    target_logits = logits[torch.arange(len(targets), device=logits.device), targets]  # (B,)
+    return (log_sum_exp - target_logits).mean()
+    ### END SOLUTION
+
+# %% [tests] id=check_cross_entropy points=2
+"""Check my answer: against F.cross_entropy, also for logits around 1000."""
+checks.check_cross_entropy(cross_entropy)
+### BEGIN HIDDEN TESTS
+checks.check_cross_entropy(cross_entropy, batch=1, vocab_size=9, seed=4)
+checks.check_cross_entropy(cross_entropy, batch=33, vocab_size=2, seed=5, dtype=torch.float64)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# An untrained model spreads its probability evenly, so its loss is close to $\log V$. Your loss and
+# the model's agree:
+
+# %% [demo]
+logits, loss = model(X_train[:256], Y_train[:256])
+print(f"your cross_entropy {cross_entropy(logits, Y_train[:256]).item():.4f} | the model's loss "
+      f"{loss.item():.4f} | log V = {math.log(len(vocab)):.4f}")
+
+# %% [markdown]
+# ## 6. Training
+#
+# `course_lib.train.train` is the training loop every model of the course uses: draw a random batch,
+# compute the loss, backpropagate, clip the gradient, take an AdamW step, and now and then measure the
+# loss on the validation set. Perplexity is $e^{\text{loss}}$, so we can put it next to the floor.
+
+# %% [demo]
+torch.manual_seed(0)
+model = FFNNLanguageModel(config).to(device)
+history = train(model, window_batches(X_train, Y_train, batch_size=128),
+                TrainConfig(steps=2000, lr=3e-3, weight_decay=0.1, eval_every=200),
+                valid=lambda: iterate_batches(X_valid, Y_valid))
+ffnn_ppl = evaluate(model, iterate_batches(X_valid, Y_valid))["perplexity"]
+history.plot(title=f"FFNN on the cat/dog world ({history.seconds:.1f} s on {device})")
+plt.axhline(math.log(floor), color="k", ls="--", lw=1, label="floor: the entropy H")
+plt.legend()
+plt.show()
+
+# %% [markdown]
+# Now the comparison with notebook 01's n-gram models, on the same validation sentences:
+
+# %% [demo]
+ngram_ppl = {n: NGramModel(n, k=0.01).fit(train_words).perplexity(valid_words) for n in (2, 3, 6)}
+names = ["bigram", "trigram", "6-gram", "FFNN (5 words)"]
+values = [ngram_ppl[2], ngram_ppl[3], ngram_ppl[6], ffnn_ppl]
+for name, value in zip(names, values):
+    print(f"{name:>15}: validation perplexity {value:.4f}  ({100 * (value / floor - 1):5.1f}% above the floor)")
+print(f"{'floor exp(H)':>15}: {floor:.4f}")
+viz.perplexity_bars(names, values, floor, title="validation perplexity, 3000 training sentences")
+plt.show()
+
+# %% [markdown]
+# The FFNN sees five words back, so it can learn that cats prefer bedrooms; the trigram cannot.
+# With 3000 sentences the 6-gram has seen almost every context this small grammar can produce, so it
+# does well too: counting works when there is enough data for every context. Real language never
+# gives you that, which is the next experiment.
+#
+# The model also *writes* sentences of the grammar, agreement included:
+
+# %% [demo]
+prompt = torch.full((6, CONTEXT), BOS)
+generated = sample(model, prompt, max_new_tokens=12, context_size=CONTEXT, stop_id=EOS,
+                   generator=torch.Generator(device=device).manual_seed(0))
+for row in generated.tolist():
+    print("  ", " ".join(w for w in vocab.decode(row[CONTEXT:]) if w != data.EOS))
+
+# %% [markdown]
+# ## 7. Generalisation, measured
+#
+# ### 7a. Contexts never seen in training
+#
+# With little data, most 5-word contexts in new sentences were never seen. Train both kinds of model
+# on just **300** sentences and score only the validation positions whose 5-word context never
+# occurred in training. Because we know the grammar, we also know the **true** probability of each
+# next word there (`data.next_word_distribution`), so we can say how close each model gets.
+
+# %% [demo]
+small_words = [data.tokenize(s) for s in data.train_valid_split(300, 0, 0, seed=10)[0]]
+X_small, Y_small = windows_of(small_words)
+seen_contexts = {tuple(c) for c in X_small.tolist()}
+unseen = torch.tensor([tuple(c) not in seen_contexts for c in X_valid.tolist()])
+print(f"{int(unseen.sum())} of {len(unseen)} validation positions have a 5-word context never seen in the 300 sentences")
+
+torch.manual_seed(0)
+small_model = FFNNLanguageModel(config).to(device)
+train(small_model, window_batches(X_small, Y_small, batch_size=64), TrainConfig(steps=500, lr=3e-3, weight_decay=0.1))
+
+# the true p(next word | the whole sentence so far), in the same order as the windows of X_valid
+true_valid = torch.tensor([data.next_word_distribution(words[:t], grammar, without_held_out=True)[word]
+                           for words in valid_words for t, word in enumerate(words + [data.EOS])])
+
+
+def perplexity_at(probs):
+    """exp of the mean negative log-probability of a list of probabilities."""
+    return math.exp(-sum(math.log(p) for p in probs) / len(probs))
+
+
+contexts, targets = X_valid[unseen], Y_valid[unseen]
+with torch.no_grad():
+    ffnn_probs = torch.softmax(small_model(contexts.to(device))[0], -1).cpu()
+rows = {
+    "true grammar": true_valid[unseen].tolist(),
+    "FFNN (5 words)": ffnn_probs[torch.arange(len(targets)), targets].tolist(),
+}
+for n in (3, 6):
+    ngram = NGramModel(n, k=0.01).fit(small_words)
+    rows[f"{n}-gram, add-0.01"] = [ngram.prob(vocab.decode(c), vocab.itos[t]) for c, t in zip(contexts.tolist(), targets.tolist())]
+unseen_ppl = {name: perplexity_at(p) for name, p in rows.items()}
+for name, value in unseen_ppl.items():
+    print(f"{name:>18}: perplexity {value:7.3f} on the unseen-context positions")
+viz.perplexity_bars(list(unseen_ppl)[1:], list(unseen_ppl.values())[1:], unseen_ppl["true grammar"],
+                    title="positions with an unseen 5-word context (300 training sentences)",
+                    floor_label=f"true grammar = {unseen_ppl['true grammar']:.3f}")
+plt.show()
+
+# %% [markdown]
+# The 6-gram has nothing to go on in an unseen context: add-k smoothing gives every word the same
+# probability, $1/V$. The trigram falls back on the last two words and ignores the animal. The FFNN
+# reads the same five words as the 6-gram, but through embeddings: a context it never saw is *close*
+# to contexts it did see, so it lands between the trigram and the truth.
+#
+# ### 7b. A combination never seen at all: the mouse in the bedroom
+#
+# The held-out sentences put a mouse in the bedroom, which no training sentence does. The true grammar
+# (before we held the pair out) gives the bedroom about 0.12 after a mouse. How much do the models
+# give it?
+
+# %% [demo]
+context = "the mouse was sleeping in the".split()
+window = torch.tensor([vocab.encode(([data.BOS] * CONTEXT + context)[-CONTEXT:])])
+with torch.no_grad():
+    p_ffnn = torch.softmax(model(window.to(device))[0], -1)[0, vocab.index("bedroom")].item()
+six_gram_mle, six_gram_k = NGramModel(6, k=0.0).fit(train_words), NGramModel(6, k=0.01).fit(train_words)
+print(f"p(bedroom | {' '.join(context)}):")
+print(f"  true grammar     {data.next_word_distribution(context, grammar)['bedroom']:.4f}")
+print(f"  FFNN             {p_ffnn:.4f}")
+print(f"  6-gram, MLE      {six_gram_mle.prob(context[-5:], 'bedroom'):.4f}")
+print(f"  6-gram, add-0.01 {six_gram_k.prob(context[-5:], 'bedroom'):.4f}")
+print(f"\nheld-out perplexity: FFNN {evaluate(model, iterate_batches(X_held, Y_held))['perplexity']:.3f}, "
+      f"6-gram add-0.01 {six_gram_k.perplexity(held_out_words):.3f}")
+
+# %% [markdown]
+# The maximum-likelihood 6-gram gives the sentence probability **zero**. Smoothing gives the bedroom the
+# same tiny share as any unseen word. The FFNN is more honest than either, but notice that it is not
+# generous: it saw 600 sentences with a mouse, none of them in a bedroom, and it learned that too.
+# Generalisation from similar words helps most where data is *sparse* (7a), not where the data
+# consistently says no.
+#
+# ## 8. What the embeddings learned
+#
+# Words that the model had to treat alike should now have similar embeddings. **Cosine similarity**
+# compares directions, not lengths:
+#
+# $$\cos(u, v) = \frac{u \cdot v}{\lVert u \rVert\,\lVert v \rVert}$$
+#
+# Write `nearest_neighbours(E, word_id, k)`: the ids of the `k` rows of `E` (V, m) most similar to row
+# `word_id` by cosine similarity, most similar first, **without** `word_id` itself. Return a list of ints
+# (or a 1-D tensor).
+
+# %% [answer] id=nearest_neighbours
+def nearest_neighbours(E, word_id, k):
+    """The k word ids whose embeddings are most cosine-similar to E[word_id], most similar first."""
+    ### BEGIN SOLUTION
+    unit = E / E.norm(dim=-1, keepdim=True)  # (V, m), every row of length 1
+    similarity = unit @ unit[word_id]  # (V,)
+    similarity[word_id] = -math.inf
+    return similarity.argsort(descending=True)[:k].tolist()
+    ### END SOLUTION
+
+# %% [tests] id=check_nearest_neighbours points=1
+"""Check my answer: random embeddings of different lengths, two words, k = 3."""
+checks.check_nearest_neighbours(nearest_neighbours)
+### BEGIN HIDDEN TESTS
+checks.check_nearest_neighbours(nearest_neighbours, vocab_size=30, dim=8, k=6, word_ids=(29, 1, 13), seed=7)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Applied to the trained model's table $C$, leaving out the three special symbols (rows 0-2):
+
+# %% [demo]
+C = model.C.weight.detach().cpu()[3:]  # (V - 3, m): the real words
+words = vocab.itos[3:]
+for word in ["cat", "dogs", "walking", "kitchen", "is", "big"]:
+    neighbours = [words[i] for i in nearest_neighbours(C, words.index(word), 3)]
+    print(f"{word:>8}: {', '.join(neighbours)}")
+
+# %% [markdown]
+# A 2-D picture: project the 16-dimensional embeddings onto their two main directions (principal
+# component analysis, done with an SVD). Animals, plural animals, verbs, rooms and function words
+# form their own groups, although nobody told the model what a verb is.
+
+# %% [demo]
+viz.embedding_projection(C, words, title="FFNN word embeddings (PCA)")
+plt.show()
+
+# %% [markdown]
+# ## 9. Real English: the standard library's docstrings
+#
+# The cat/dog world is tiny. `data.docstring_sentences()` collects about 6000 sentences of English
+# prose from the docstrings of the Python standard library on this machine (no download); every tenth
+# module is kept for validation. Words seen fewer than 3 times become `<unk>`. Here no n-gram order is
+# good: the trigram's contexts are too rare, the bigram sees too little.
+
+# %% [demo]
+doc_train_text, doc_valid_text = data.docstring_sentences()
+doc_train = [data.tokenize(s) for s in doc_train_text]
+doc_valid = [data.tokenize(s) for s in doc_valid_text]
+doc_vocab = data.Vocab(doc_train, min_count=3)
+doc_train = [doc_vocab.normalise(s) for s in doc_train]
+doc_valid = [doc_vocab.normalise(s) for s in doc_valid]
+print(f"{len(doc_train)} training sentences, {sum(map(len, doc_train))} words, vocabulary {len(doc_vocab)}")
+print("e.g.:", doc_train_text[5])
+doc_ngram = {n: NGramModel(n, k=0.01).fit(doc_train).perplexity(doc_valid) for n in (1, 2, 3)}
+print("n-gram validation perplexity (add-0.01):", {n: round(p, 1) for n, p in doc_ngram.items()})
+
+# %% [demo]
+DOC_CONTEXT = 3
+doc_X, doc_Y = context_windows([doc_vocab.encode(s) for s in doc_train], DOC_CONTEXT, 1, 2)
+doc_Xv, doc_Yv = context_windows([doc_vocab.encode(s) for s in doc_valid], DOC_CONTEXT, 1, 2)
+torch.manual_seed(0)
+doc_model = FFNNLanguageModel(FFNNConfig(len(doc_vocab), DOC_CONTEXT, embed_dim=32, hidden_dim=128)).to(device)
+doc_history = train(doc_model, window_batches(doc_X, doc_Y, batch_size=256),
+                    TrainConfig(steps=1000, lr=3e-3, weight_decay=0.01, eval_every=100),
+                    valid=lambda: iterate_batches(doc_Xv, doc_Yv, 4096))
+doc_ppl = evaluate(doc_model, iterate_batches(doc_Xv, doc_Yv, 4096))["perplexity"]
+print(f"FFNN validation perplexity {doc_ppl:.1f} (bigram {doc_ngram[2]:.1f}, trigram {doc_ngram[3]:.1f})")
+doc_history.plot(title=f"FFNN on docstrings ({doc_history.seconds:.1f} s on {device})")
+plt.show()
+
+# %% [markdown]
+# The validation loss bottoms out and then creeps up while the training loss keeps falling: with
+# 80 000 words the model starts to memorise. Samples show what it picked up: the register of
+# documentation ("return the ...", "if ... is not None"), if not much sense.
+
+# %% [demo]
+generated = sample(doc_model, torch.full((6, DOC_CONTEXT), 1), max_new_tokens=25, context_size=DOC_CONTEXT,
+                   stop_id=2, generator=torch.Generator(device=device).manual_seed(1))
+for row in generated.tolist():
+    print("  ", " ".join(w for w in doc_vocab.decode(row[DOC_CONTEXT:]) if w != data.EOS))
+
+# %% [markdown]
+# ## 10. Try it: data size and window
+#
+# Retrain on the cat/dog world with fewer or more sentences and a shorter or longer window, and
+# compare the FFNN with an n-gram model of the same window (add-0.01). Each move retrains for a
+# couple of seconds. Things to try: a window of 2 (both models stuck above the floor, like a
+# trigram); 100 sentences (the n-gram falls apart, the FFNN much less).
+
+# %% [demo]
+def compare_models(n_train=300, context_size=5):
+    words = [data.tokenize(s) for s in data.train_valid_split(n_train, 0, 0, seed=11)[0]]
+    X, Y = windows_of(words, context_size)
+    Xv, Yv = windows_of(valid_words, context_size)
+    torch.manual_seed(0)
+    net = FFNNLanguageModel(FFNNConfig(len(vocab), context_size, 16, 64)).to(device)
+    train(net, window_batches(X, Y, 64), TrainConfig(steps=400, lr=3e-3, weight_decay=0.1, progress=False))
+    ppl = [NGramModel(context_size + 1, k=0.01).fit(words).perplexity(valid_words),
+           evaluate(net, iterate_batches(Xv, Yv))["perplexity"]]
+    viz.perplexity_bars([f"{context_size + 1}-gram", "FFNN"], ppl, floor,
+                        title=f"{n_train} sentences, window of {context_size} words")
+    plt.show()
+
+
+widgets.interact(compare_models,
+                 n_train=widgets.SelectionSlider(options=[30, 100, 300, 1000, 3000], value=300, continuous_update=False),
+                 context_size=widgets.IntSlider(value=5, min=1, max=6, continuous_update=False));
+
+# %% [markdown]
+# **Question (graded by your instructor).** The FFNN and the 6-gram model read exactly the same five
+# words of context. In two or three sentences: why does the 6-gram model collapse on contexts it has
+# not seen (section 7a) while the FFNN does not, and why does the FFNN still give the held-out "mouse
+# in the bedroom" much less than its true probability (section 7b)?
+
+# %% [written] id=why_ffnn_generalises points=2
+# *Model answer (instructors only).* The 6-gram stores one independent distribution per exact context;
+# an unseen context has no counts, so smoothing leaves it uniform. The FFNN computes its prediction
+# from the embeddings of the context words with one shared set of weights: words that behaved alike in
+# training ("cat", "dog", "mouse"; "is", "was") get nearby vectors, so an unseen context maps to
+# nearly the same hidden state as similar seen ones. For the mouse in the bedroom the data is not
+# sparse but consistent: hundreds of mouse sentences, none in a bedroom, so maximum likelihood pushes
+# that probability down; similarity to cats cannot outweigh direct evidence.
+#
+# *Marking:* 1 point for "shared weights / embeddings make unseen contexts similar to seen ones (no
+# per-context table)"; 1 point for "the held-out pair is contradicted by many training sentences,
+# not merely unseen" (or an equivalent argument about maximum likelihood on consistent evidence).
+
+# %% [markdown]
+# ## Summary
+#
+# - An embedding lookup `E[ids]` is a one-hot vector times a matrix, without building the vector.
+# - Bengio's FFNN LM: concatenated embeddings of the $n-1$ previous words, $y = b + Wx + U\tanh(d + Hx)$,
+#   softmax. Its size grows linearly with the window, not as $V^{n-1}$.
+# - Cross-entropy is $-z_t + \log\sum_j e^{z_j}$; subtract the maximum before exponentiating.
+# - On the cat/dog world the FFNN gets within a few percent of the exact entropy floor, where the
+#   trigram cannot; on contexts it never saw it stays sensible where the 6-gram gives up.
+# - The embeddings organise themselves: cat near dog, walking near running.
+#
+# Its weakness is the fixed window: a word outside the last $n-1$ is invisible. Notebook 03 removes
+# the window with a **recurrent** network that carries a state along the whole sentence.
