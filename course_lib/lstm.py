@@ -1,0 +1,318 @@
+"""The Long Short-Term Memory (Hochreiter & Schmidhuber, 1997), gate by gate, checked against PyTorch.
+
+Next to the hidden state h_t, an LSTM keeps a cell state c_t, changed only by elementwise gates:
+
+    i_t = sigmoid(W_ii x_t + b_ii + W_hi h_{t-1} + b_hi)     input gate: how much new content to write
+    f_t = sigmoid(W_if x_t + b_if + W_hf h_{t-1} + b_hf)     forget gate: how much of c_{t-1} to keep
+    g_t = tanh(W_ig x_t + b_ig + W_hg h_{t-1} + b_hg)        candidate content
+    o_t = sigmoid(W_io x_t + b_io + W_ho h_{t-1} + b_ho)     output gate: how much of the cell to show
+    c_t = f_t * c_{t-1} + i_t * g_t
+    h_t = o_t * tanh(c_t)
+
+Along c the gradient is multiplied by f_t at each step, not by W^T and tanh' as in the simple RNN
+(``course_lib.rnn``): with the forget gates near 1 it can cross many steps without vanishing
+(``course_lib.gradients`` measures it).
+
+Weights follow PyTorch's layout: the four gates' matrices are stacked in the order i, f, g, o,
+so W_ih is (4H, D), W_hh is (4H, H), b_ih and b_hh are (4H,). Shape letters as in ``course_lib.rnn``.
+
+- :func:`lstm_cell` and :func:`lstm_forward`: one step, and a loop over a sequence.
+- :class:`LSTMEncoder`: stacked layers, optionally bidirectional (a forward LSTM reading left to
+  right and a backward one reading right to left, their states concatenated: ELMo's encoder).
+- :class:`LSTMLanguageModel`: a left-to-right LM under ``logits, loss = model(idx, targets=None)``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import torch
+from torch import nn
+
+from course_lib.rnn import (_check_hidden, _check_sizes, _check_token_ids, _require_float, _require_same_kind,
+                            _require_size)
+from course_lib.train import lm_loss
+
+__all__ = ["lstm_cell", "lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "LSTMEncoder", "LSTMConfig",
+           "LSTMLanguageModel"]
+
+LSTMState = tuple[torch.Tensor, torch.Tensor]  # (h, c)
+
+
+def _gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_hh: torch.Tensor,
+                b_hh: torch.Tensor) -> LSTMState:
+    """One step, given input_part = W_ih x_t + b_ih (B, 4H), which does not depend on h."""
+    a = input_part + h_prev @ W_hh.T + b_hh  # (B, 4H): the four gates' pre-activations side by side
+    a_i, a_f, a_g, a_o = a.chunk(4, dim=-1)  # (B, H) each, in PyTorch's order i, f, g, o
+    i = torch.sigmoid(a_i)  # input gate
+    f = torch.sigmoid(a_f)  # forget gate
+    g = torch.tanh(a_g)  # candidate cell content
+    o = torch.sigmoid(a_o)  # output gate
+    c_t = f * c_prev + i * g  # (B, H): keep part of the old cell, write part of the candidate
+    h_t = o * torch.tanh(c_t)  # (B, H)
+    return h_t, c_t
+
+
+def _check_lstm_weights(W_ih, W_hh, b_ih, b_hh) -> tuple[int, int]:
+    """Returns (H, D)."""
+    _require_float("W_ih", W_ih, "(4H, D)")
+    if W_ih.shape[0] % 4:
+        raise ValueError(f"W_ih must have shape (4H, D): the four gates' rows stacked, got shape {tuple(W_ih.shape)}.")
+    hidden, input_dim = W_ih.shape[0] // 4, W_ih.shape[1]
+    _require_float("W_hh", W_hh, "(4H, H)")
+    if tuple(W_hh.shape) != (4 * hidden, hidden):
+        raise ValueError(f"W_hh must have shape (4H, H) = {(4 * hidden, hidden)} to match W_ih, "
+                         f"got {tuple(W_hh.shape)}.")
+    for name, bias in (("b_ih", b_ih), ("b_hh", b_hh)):
+        _require_float(name, bias, "(4H,)")
+        _require_size(name, bias, 0, 4 * hidden, "(4H,)", f"4H = {4 * hidden} entries like W_ih's rows")
+    _require_same_kind({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh})
+    return hidden, input_dim
+
+
+def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_ih: torch.Tensor,
+              W_hh: torch.Tensor, b_ih: torch.Tensor, b_hh: torch.Tensor) -> LSTMState:
+    """One step of the LSTM: x_t (B, D), h_prev and c_prev (B, H) -> (h_t, c_t), each (B, H).
+
+    With W_ih = [W_ii; W_if; W_ig; W_io] (4H, D), W_hh = [W_hi; W_hf; W_hg; W_ho] (4H, H), and the
+    biases split the same way:
+
+        i = sigmoid(W_ii x_t + b_ii + W_hi h_{t-1} + b_hi)
+        f = sigmoid(W_if x_t + b_if + W_hf h_{t-1} + b_hf)
+        g = tanh(W_ig x_t + b_ig + W_hg h_{t-1} + b_hg)
+        o = sigmoid(W_io x_t + b_io + W_ho h_{t-1} + b_ho)
+        c_t = f * c_{t-1} + i * g
+        h_t = o * tanh(c_t)
+
+    the same function as ``nn.LSTMCell`` with those weights.
+    """
+    hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
+    _require_float("x_t", x_t, "(B, D)")
+    _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like W_ih")
+    _require_same_kind({"W_ih": W_ih, "x_t": x_t})
+    _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
+    _check_hidden("c_prev", c_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
+    return _gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
+
+
+def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torch.Tensor]
+                 ) -> tuple[torch.Tensor, LSTMState]:
+    """Run the LSTM over a sequence: x (B, T, D) -> (hs (B, T, H), (h_T, c_T)).
+
+    ``state`` is (h0, c0), each (B, H), or None for zeros; ``params`` is (W_ih, W_hh, b_ih, b_hh).
+    """
+    if not isinstance(params, (tuple, list)) or len(params) != 4:
+        raise TypeError(f"params must be a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh), got {params!r:.80}.")
+    W_ih, W_hh, b_ih, b_hh = params
+    hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
+    _require_float("x", x, "(B, T, D)")
+    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like W_ih's columns")
+    if x.shape[1] < 1:
+        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
+    _require_same_kind({"W_ih": W_ih, "x": x})
+    batch = x.shape[0]
+    if state is None:
+        state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))
+    if not isinstance(state, (tuple, list)) or len(state) != 2:
+        raise TypeError(f"state must be a pair (h0, c0) of (B, H) tensors or None, got {type(state).__name__}.")
+    h, c = state
+    _check_hidden("h0", h, batch, hidden, {"W_ih": W_ih})
+    _check_hidden("c0", c, batch, hidden, {"W_ih": W_ih})
+    input_part = x @ W_ih.T + b_ih  # (B, T, 4H): computed for all steps at once, it does not depend on h
+    hs = []
+    for t in range(x.shape[1]):
+        h, c = _gates_step(input_part[:, t], h, c, W_hh, b_hh)  # (B, H) each
+        hs.append(h)
+    return torch.stack(hs, dim=1), (h, c)  # (B, T, H), ((B, H), (B, H))
+
+
+def lstm_weights_from_torch(lstm: nn.LSTM | nn.LSTMCell, layer: int = 0, reverse: bool = False
+                            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(W_ih, W_hh, b_ih, b_hh) of an ``nn.LSTMCell``, or of one layer and direction of an ``nn.LSTM`` (detached)."""
+    if isinstance(lstm, nn.LSTMCell):
+        suffix = ""
+    elif isinstance(lstm, nn.LSTM):
+        if lstm.proj_size:
+            raise ValueError("lstm_weights_from_torch cannot copy an nn.LSTM with proj_size > 0.")
+        if not isinstance(layer, int) or not 0 <= layer < lstm.num_layers:
+            raise ValueError(f"layer must be an integer in [0, {lstm.num_layers}), got {layer!r}.")
+        if reverse and not lstm.bidirectional:
+            raise ValueError("reverse=True asks for the backward direction, but this nn.LSTM is not bidirectional.")
+        suffix = f"_l{layer}" + ("_reverse" if reverse else "")
+    else:
+        raise TypeError(f"lstm_weights_from_torch takes an nn.LSTM or nn.LSTMCell, got {type(lstm).__name__}.")
+    if not lstm.bias:
+        raise ValueError("lstm_weights_from_torch needs an LSTM built with bias=True.")
+    return tuple(getattr(lstm, f"{name}{suffix}").detach() for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
+
+
+# ---------------------------------------------------------------------------
+# modules
+
+
+class LSTMLayer(nn.Module):
+    """One layer in one direction, with its own W_ih, W_hh, b_ih, b_hh: x (B, T, D) -> (hs, (h_T, c_T))."""
+
+    def __init__(self, input_dim: int, hidden_dim: int):
+        super().__init__()
+        _check_sizes("LSTMLayer", input_dim=input_dim, hidden_dim=hidden_dim)
+        self.W_ih = nn.Parameter(torch.empty(4 * hidden_dim, input_dim))
+        self.W_hh = nn.Parameter(torch.empty(4 * hidden_dim, hidden_dim))
+        self.b_ih = nn.Parameter(torch.empty(4 * hidden_dim))
+        self.b_hh = nn.Parameter(torch.empty(4 * hidden_dim))
+        for p in self.parameters():
+            nn.init.uniform_(p, -hidden_dim ** -0.5, hidden_dim ** -0.5)  # nn.LSTM's initialisation
+
+    @property
+    def params(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.W_ih, self.W_hh, self.b_ih, self.b_hh
+
+    def forward(self, x: torch.Tensor, state: LSTMState | None = None) -> tuple[torch.Tensor, LSTMState]:
+        return lstm_forward(x, state, self.params)
+
+
+class LSTMEncoder(nn.Module):
+    """Stacked, optionally bidirectional LSTM: the same function as ``nn.LSTM(batch_first=True)``.
+
+    ``outputs, (h_n, c_n) = encoder(x, state=None)``: x (B, T, D) -> outputs (B, T, dirs * H), and
+    h_n, c_n (num_layers * dirs, B, H) ordered layer by layer, forward before backward, like
+    PyTorch's (``state`` has that layout too). With ``bidirectional``, outputs[:, t] is
+    [forward h_t ; backward h_t]: a summary of x_1..x_t next to one of x_t..x_T. Layer l+1 reads
+    layer l's outputs, both directions, so from the second layer on even the forward half has seen
+    the whole sequence (ELMo instead keeps two separate stacks: a forward LM and a backward LM, i.e.
+    two one-directional encoders, the second run on ``x.flip(1)``). ``dropout`` is applied between
+    layers while training.
+    """
+
+    def __init__(self, input_dim: int, hidden_dim: int, num_layers: int = 1, bidirectional: bool = False,
+                 dropout: float = 0.0):
+        super().__init__()
+        _check_sizes("LSTMEncoder", input_dim=input_dim, hidden_dim=hidden_dim, num_layers=num_layers)
+        if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
+            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}.")
+        self.hidden_dim, self.num_layers = hidden_dim, num_layers
+        self.num_directions = 2 if bidirectional else 1
+        width = self.num_directions * hidden_dim
+        self.layers = nn.ModuleList(  # layers[l][0]: left to right; layers[l][1]: right to left
+            nn.ModuleList(LSTMLayer(input_dim if l == 0 else width, hidden_dim) for _ in range(self.num_directions))
+            for l in range(num_layers))
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor, state: LSTMState | None = None) -> tuple[torch.Tensor, LSTMState]:
+        _require_float("x", x, "(B, T, D)")  # the layers check the rest
+        self._check_state(state, x.shape[0])
+        h_n, c_n = [], []
+        for l, directions in enumerate(self.layers):
+            outputs = []
+            for d, layer in enumerate(directions):
+                k = l * self.num_directions + d  # this layer and direction's row in the state
+                start = None if state is None else (state[0][k], state[1][k])
+                if d == 0:
+                    hs, (h, c) = layer(x, start)  # (B, T, H)
+                else:  # read the sequence backwards, then put the states back in time order
+                    hs, (h, c) = layer(x.flip(1), start)
+                    hs = hs.flip(1)  # (B, T, H): hs[:, t] has seen x_t .. x_T
+                outputs.append(hs)
+                h_n.append(h)
+                c_n.append(c)
+            x = torch.cat(outputs, dim=-1)  # (B, T, dirs * H)
+            if l < self.num_layers - 1:
+                x = self.dropout(x)
+        return x, (torch.stack(h_n), torch.stack(c_n))
+
+    def _check_state(self, state, batch: int) -> None:
+        if state is None:
+            return
+        if not isinstance(state, (tuple, list)) or len(state) != 2:
+            raise TypeError(f"state must be a pair (h0, c0) or None, got {type(state).__name__}.")
+        shape = (self.num_layers * self.num_directions, batch, self.hidden_dim)
+        for name, s in zip(("h0", "c0"), state):
+            _require_float(name, s, "(num_layers * dirs, B, H)")
+            if tuple(s.shape) != shape:
+                raise ValueError(f"{name} must have shape (num_layers * dirs, B, H) = {shape}, got {tuple(s.shape)}.")
+
+    @torch.no_grad()
+    def load_from_torch(self, lstm: nn.LSTM) -> "LSTMEncoder":
+        """Copy the weights of an ``nn.LSTM`` of the same sizes into this encoder; returns it."""
+        if not isinstance(lstm, nn.LSTM):
+            raise TypeError(f"LSTMEncoder.load_from_torch takes an nn.LSTM, got {type(lstm).__name__}.")
+        first = self.layers[0][0].W_ih.shape[1]
+        theirs = (lstm.input_size, lstm.hidden_size, lstm.num_layers, 1 + lstm.bidirectional)
+        ours = (first, self.hidden_dim, self.num_layers, self.num_directions)
+        if theirs != ours:
+            raise ValueError(f"the nn.LSTM must have this encoder's (input_size, hidden_size, num_layers, directions) "
+                             f"= {ours}, got {theirs}.")
+        for l, directions in enumerate(self.layers):
+            for d, layer in enumerate(directions):
+                for ours_p, theirs_p in zip(layer.params, lstm_weights_from_torch(lstm, l, reverse=d == 1)):
+                    ours_p.copy_(theirs_p)
+        return self
+
+
+@dataclass
+class LSTMConfig:
+    vocab_size: int
+    embed_dim: int = 32
+    hidden_dim: int = 64
+    num_layers: int = 1
+    bidirectional: bool = False  # only for LSTMEncoder: a language model must not see the future
+    dropout: float = 0.0  # on the embeddings, between layers and before the head, while training
+
+    def __post_init__(self):
+        _check_sizes("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
+                     num_layers=self.num_layers)
+        if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
+            raise ValueError(f"LSTMConfig.dropout must be a probability in [0, 1), got {self.dropout!r}.")
+
+
+class LSTMLanguageModel(nn.Module):
+    """``logits, loss = model(idx, targets=None, state=None)``: idx (B, T) -> logits (B, T, V).
+
+    Embedding -> left-to-right ``LSTMEncoder`` -> linear head; position t predicts token t+1.
+    ``state`` is (h0, c0), each (num_layers, B, H) like ``nn.LSTM``'s; :meth:`forward_with_state`
+    also returns the final state. Dropout (Zaremba et al., 2014) is on the non-recurrent connections:
+    the embeddings, between layers, and before the head.
+    """
+
+    def __init__(self, config: LSTMConfig):
+        super().__init__()
+        if not isinstance(config, LSTMConfig):
+            raise TypeError(f"LSTMLanguageModel takes an LSTMConfig, got {type(config).__name__}.")
+        if config.bidirectional:
+            raise ValueError("a language model cannot be bidirectional: the right-to-left LSTM would read the very "
+                             "tokens it has to predict; use LSTMEncoder(bidirectional=True) for a Bi-LSTM encoder.")
+        self.config = config
+        self.embedding = nn.Embedding(config.vocab_size, config.embed_dim)
+        self.encoder = LSTMEncoder(config.embed_dim, config.hidden_dim, config.num_layers, dropout=config.dropout)
+        self.dropout = nn.Dropout(config.dropout)
+        self.head = nn.Linear(config.hidden_dim, config.vocab_size)
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None, state: LSTMState | None = None):
+        logits, _ = self.forward_with_state(idx, state)
+        loss = None if targets is None else lm_loss(logits, targets)
+        return logits, loss
+
+    def forward_with_state(self, idx: torch.Tensor, state: LSTMState | None = None
+                           ) -> tuple[torch.Tensor, LSTMState]:
+        """idx (B, T), state (h0, c0) or None -> (logits (B, T, V), (h_n, c_n) each (num_layers, B, H))."""
+        _check_token_ids("LSTMLanguageModel", idx, self.config.vocab_size)
+        x = self.dropout(self.embedding(idx))  # (B, T, E)
+        hs, final_state = self.encoder(x, state)  # (B, T, H)
+        return self.head(self.dropout(hs)), final_state  # (B, T, V)
+
+    @torch.no_grad()
+    def load_from_torch(self, embedding: nn.Embedding, lstm: nn.LSTM, head: nn.Linear) -> "LSTMLanguageModel":
+        """Copy the weights of nn.Embedding -> nn.LSTM -> nn.Linear into this model; returns it."""
+        if not (isinstance(embedding, nn.Embedding) and isinstance(head, nn.Linear)):
+            raise TypeError("load_from_torch takes (nn.Embedding, nn.LSTM, nn.Linear), got "
+                            f"({type(embedding).__name__}, {type(lstm).__name__}, {type(head).__name__}).")
+        if embedding.weight.shape != self.embedding.weight.shape or head.weight.shape != self.head.weight.shape \
+                or head.bias is None:
+            raise ValueError(f"the embedding must be {tuple(self.embedding.weight.shape)} and the head "
+                             f"nn.Linear{tuple(self.head.weight.shape)[::-1]} with a bias, got "
+                             f"{tuple(embedding.weight.shape)} and nn.Linear{tuple(head.weight.shape)[::-1]}.")
+        self.encoder.load_from_torch(lstm)
+        self.embedding.weight.copy_(embedding.weight)
+        self.head.weight.copy_(head.weight)
+        self.head.bias.copy_(head.bias)
+        return self

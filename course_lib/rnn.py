@@ -1,0 +1,282 @@
+"""The simple (Elman) recurrent neural network, in the lecture's notation (Goodfellow et al., ch. 10).
+
+One cell is applied at every time step t, with the same weights each time:
+
+    a_t = b + W h_{t-1} + U x_t        (B, H)   W: hidden-to-hidden (H, H), U: input-to-hidden (H, D)
+    h_t = tanh(a_t)                    (B, H)   the hidden state: a summary of x_1 .. x_t
+    o_t = c + V h_t                    (B, V)   V: hidden-to-output (V, H), the logits
+    y_t = softmax(o_t)                          p(next word | words so far)
+
+Unlike the feed-forward LM, which sees a fixed window of n-1 words, h_t can in principle carry
+information from any earlier word. The price: every step waits for the previous one, and the
+gradient reaching an early step is multiplied by W^T (and tanh') once per step, so it vanishes or
+explodes (see ``course_lib.gradients``).
+
+Rows are sequences (batch first), so in code the products read ``h_prev @ W.T``: the same W h_{t-1}
+applied to every row at once. Shape letters: B batch, T time steps, D input size, H hidden size,
+V vocabulary size. PyTorch's ``nn.RNN`` computes the same function but keeps two biases,
+b_ih + b_hh, where the lecture has one b: :func:`rnn_weights_from_torch` adds them.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import torch
+from torch import nn
+
+from course_lib.train import _check_ids, lm_loss
+
+__all__ = ["NONLINEARITIES", "rnn_step", "rnn_forward", "rnn_weights_from_torch", "RNNLayer", "RNNConfig",
+           "RNNLanguageModel"]
+
+
+def _identity(a: torch.Tensor) -> torch.Tensor:
+    return a
+
+
+# "identity" is not a useful model, but shows the pure W^k behaviour of the gradient (course_lib.gradients).
+NONLINEARITIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
+    "tanh": torch.tanh, "relu": torch.relu, "identity": _identity}
+
+
+# ---------------------------------------------------------------------------
+# checks shared with course_lib.lstm and course_lib.gradients
+
+
+def _require_float(name: str, x, shape: str) -> None:
+    """x must be a floating-point tensor with as many dimensions as ``shape`` names, e.g. "(B, T, D)"."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of shape {shape}, got {type(x).__name__}.")
+    if not x.is_floating_point():
+        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}; try {name}.float().")
+    if x.dim() != len([part for part in shape.strip("()").split(",") if part.strip()]):
+        raise ValueError(f"{name} must have shape {shape}, got shape {tuple(x.shape)}.")
+
+
+def _require_size(name: str, x: torch.Tensor, dim: int, size: int, shape: str, why: str) -> None:
+    if x.shape[dim] != size:
+        raise ValueError(f"{name} must have shape {shape} with {why}, got shape {tuple(x.shape)}.")
+
+
+def _require_same_kind(tensors: dict[str, torch.Tensor]) -> None:
+    """All tensors must share one dtype and one device (torch would otherwise fail inside a matmul)."""
+    (first, reference), *rest = tensors.items()
+    for name, x in rest:
+        if x.dtype != reference.dtype:
+            raise TypeError(f"{name} has dtype {x.dtype} but {first} has {reference.dtype}; "
+                            "convert them to one dtype, e.g. with .double().")
+        if x.device != reference.device:
+            raise ValueError(f"{name} is on {x.device} but {first} is on {reference.device}; move them to one device.")
+
+
+def _check_sizes(owner: str, **sizes) -> None:
+    for name, value in sizes.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{owner}.{name} must be a positive integer, got {value!r}.")
+
+
+def _check_token_ids(owner: str, idx, vocab_size: int) -> None:
+    _check_ids("idx", idx)
+    if idx.dim() != 2 or idx.shape[1] < 1:
+        raise ValueError(f"{owner} takes token ids of shape (batch, T) with T >= 1, got shape {tuple(idx.shape)}.")
+    if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= vocab_size):
+        raise ValueError(f"token ids must lie in [0, {vocab_size}), got values from {int(idx.min())} to "
+                         f"{int(idx.max())}.")
+
+
+def _nonlinearity(name) -> Callable[[torch.Tensor], torch.Tensor]:
+    if name not in NONLINEARITIES:
+        raise ValueError(f"nonlinearity must be one of {', '.join(NONLINEARITIES)}, got {name!r}.")
+    return NONLINEARITIES[name]
+
+
+# ---------------------------------------------------------------------------
+# the cell and the loop over time
+
+
+def _check_rnn_weights(U, W, b) -> tuple[int, int]:
+    """Returns (H, D)."""
+    _require_float("U", U, "(H, D)")
+    hidden, input_dim = U.shape
+    _require_float("W", W, "(H, H)")
+    _require_size("W", W, 0, hidden, "(H, H)", f"H = {hidden} rows like U")
+    _require_size("W", W, 1, hidden, "(H, H)", f"H = {hidden} columns: it maps h_(t-1) to a_t")
+    _require_float("b", b, "(H,)")
+    _require_size("b", b, 0, hidden, "(H,)", f"H = {hidden} like U's rows")
+    _require_same_kind({"U": U, "W": W, "b": b})
+    return hidden, input_dim
+
+
+def _check_hidden(name: str, h, batch: int, hidden: int, weights: dict[str, torch.Tensor]) -> None:
+    """h must be (batch, hidden), with the dtype and device of ``weights``, e.g. {"U": U}."""
+    _require_float(name, h, "(B, H)")
+    _require_size(name, h, 0, batch, "(B, H)", f"B = {batch} rows, one per sequence of the input")
+    _require_size(name, h, 1, hidden, "(B, H)", f"H = {hidden} columns like the weights")
+    _require_same_kind({**weights, name: h})
+
+
+def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
+             nonlinearity: str = "tanh") -> torch.Tensor:
+    """One time step: h_t = tanh(b + W h_{t-1} + U x_t) (or relu, or no nonlinearity: "identity").
+
+    x_t (B, D), h_prev (B, H), U (H, D), W (H, H), b (H,) -> h_t (B, H).
+    """
+    phi = _nonlinearity(nonlinearity)
+    hidden, input_dim = _check_rnn_weights(U, W, b)
+    _require_float("x_t", x_t, "(B, D)")
+    _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like U")
+    _require_same_kind({"U": U, "x_t": x_t})
+    _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"U": U})
+    a_t = b + h_prev @ W.T + x_t @ U.T  # (B, H): a_t = b + W h_{t-1} + U x_t for every row
+    return phi(a_t)
+
+
+def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
+                nonlinearity: str = "tanh") -> tuple[torch.Tensor, torch.Tensor]:
+    """Run the cell over a sequence: x (B, T, D), h0 (B, H) or None (zeros) -> (hs (B, T, H), h_T (B, H)).
+
+    hs[:, t] is h_t; h_T = hs[:, -1] is what a next call would continue from.
+    """
+    phi = _nonlinearity(nonlinearity)
+    hidden, input_dim = _check_rnn_weights(U, W, b)
+    _require_float("x", x, "(B, T, D)")
+    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like U's columns")
+    if x.shape[1] < 1:
+        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
+    _require_same_kind({"U": U, "x": x})
+    batch = x.shape[0]
+    if h0 is None:
+        h0 = x.new_zeros(batch, hidden)
+    _check_hidden("h0", h0, batch, hidden, {"U": U})
+    # U x_t + b does not depend on h, so it is computed for every step at once; only W h_{t-1}
+    # has to wait for the previous step. That wait is why an RNN cannot run its steps in parallel.
+    input_part = b + x @ U.T  # (B, T, H)
+    h, hs = h0, []
+    for t in range(x.shape[1]):
+        h = phi(input_part[:, t] + h @ W.T)  # (B, H)
+        hs.append(h)
+    return torch.stack(hs, dim=1), h  # (B, T, H), (B, H)
+
+
+def rnn_weights_from_torch(rnn: nn.RNN, layer: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(U, W, b) of one layer of a PyTorch ``nn.RNN``: weight_ih, weight_hh and b = bias_ih + bias_hh (detached)."""
+    if not isinstance(rnn, nn.RNN):
+        raise TypeError(f"rnn_weights_from_torch takes an nn.RNN, got {type(rnn).__name__}.")
+    if rnn.bidirectional or not rnn.bias:
+        raise ValueError("rnn_weights_from_torch needs a one-directional nn.RNN with bias=True.")
+    if not isinstance(layer, int) or not 0 <= layer < rnn.num_layers:
+        raise ValueError(f"layer must be an integer in [0, {rnn.num_layers}), got {layer!r}.")
+    names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
+    U, W, b_ih, b_hh = (getattr(rnn, f"{name}_l{layer}").detach() for name in names)
+    return U, W, b_ih + b_hh
+
+
+# ---------------------------------------------------------------------------
+# the language model
+
+
+class RNNLayer(nn.Module):
+    """One recurrent layer with its own U (H, D), W (H, H) and b (H,): x (B, T, D) -> (hs (B, T, H), h_T (B, H))."""
+
+    def __init__(self, input_dim: int, hidden_dim: int, nonlinearity: str = "tanh"):
+        super().__init__()
+        _check_sizes("RNNLayer", input_dim=input_dim, hidden_dim=hidden_dim)
+        _nonlinearity(nonlinearity)
+        self.nonlinearity = nonlinearity
+        self.U = nn.Parameter(torch.empty(hidden_dim, input_dim))
+        self.W = nn.Parameter(torch.empty(hidden_dim, hidden_dim))
+        self.b = nn.Parameter(torch.empty(hidden_dim))
+        bound = hidden_dim ** -0.5  # nn.RNN's initialisation: uniform in +-1/sqrt(H)
+        for p in self.parameters():
+            nn.init.uniform_(p, -bound, bound)
+
+    def forward(self, x: torch.Tensor, h0: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        return rnn_forward(x, h0, self.U, self.W, self.b, self.nonlinearity)
+
+
+@dataclass
+class RNNConfig:
+    vocab_size: int
+    embed_dim: int = 32
+    hidden_dim: int = 64
+    num_layers: int = 1  # stacked: layer l+1 reads layer l's hidden states as its inputs
+
+    def __post_init__(self):
+        _check_sizes("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
+                     num_layers=self.num_layers)
+
+
+class RNNLanguageModel(nn.Module):
+    """``logits, loss = model(idx, targets=None, state=None)``: idx (B, T) -> logits (B, T, V).
+
+    Embedding -> ``num_layers`` tanh RNN layers -> o_t = c + V h_t at every position; position t
+    predicts token t+1. ``state`` (num_layers, B, H), like ``nn.RNN``'s h_0, continues from where an
+    earlier call stopped (zeros when None); :meth:`forward_with_state` also returns the final state.
+    """
+
+    def __init__(self, config: RNNConfig):
+        super().__init__()
+        if not isinstance(config, RNNConfig):
+            raise TypeError(f"RNNLanguageModel takes an RNNConfig, got {type(config).__name__}.")
+        self.config = config
+        embed, hidden, vocab = config.embed_dim, config.hidden_dim, config.vocab_size
+        self.embedding = nn.Embedding(vocab, embed)
+        self.layers = nn.ModuleList(RNNLayer(embed if i == 0 else hidden, hidden) for i in range(config.num_layers))
+        self.V = nn.Parameter(torch.empty(vocab, hidden))  # hidden-to-output weights
+        self.c = nn.Parameter(torch.empty(vocab))  # output bias
+        nn.init.uniform_(self.V, -hidden ** -0.5, hidden ** -0.5)  # as nn.Linear(H, V)
+        nn.init.uniform_(self.c, -hidden ** -0.5, hidden ** -0.5)
+
+    def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None, state: torch.Tensor | None = None):
+        logits, _ = self.forward_with_state(idx, state)
+        loss = None if targets is None else lm_loss(logits, targets)
+        return logits, loss
+
+    def forward_with_state(self, idx: torch.Tensor, state: torch.Tensor | None = None
+                           ) -> tuple[torch.Tensor, torch.Tensor]:
+        """idx (B, T), state (num_layers, B, H) or None -> (logits (B, T, V), final state (num_layers, B, H))."""
+        _check_token_ids("RNNLanguageModel", idx, self.config.vocab_size)
+        self._check_state(state, idx.shape[0])
+        x = self.embedding(idx)  # (B, T, E)
+        finals = []
+        for i, layer in enumerate(self.layers):
+            x, h_T = layer(x, None if state is None else state[i])  # (B, T, H), (B, H)
+            finals.append(h_T)
+        logits = self.c + x @ self.V.T  # (B, T, V): o_t = c + V h_t at every position
+        return logits, torch.stack(finals)
+
+    def _check_state(self, state, batch: int) -> None:
+        if state is None:
+            return
+        shape = (self.config.num_layers, batch, self.config.hidden_dim)
+        _require_float("state", state, "(num_layers, B, H)")
+        if tuple(state.shape) != shape:
+            raise ValueError(f"state must have shape (num_layers, B, H) = {shape}, got {tuple(state.shape)}.")
+        _require_same_kind({"V": self.V, "state": state})
+
+    @torch.no_grad()
+    def load_from_torch(self, embedding: nn.Embedding, rnn: nn.RNN, head: nn.Linear) -> "RNNLanguageModel":
+        """Copy the weights of nn.Embedding -> nn.RNN (tanh) -> nn.Linear into this model; returns it.
+
+        Afterwards both compute the same logits: U = weight_ih, W = weight_hh, b = bias_ih + bias_hh,
+        V = head.weight, c = head.bias.
+        """
+        cfg = self.config
+        if not (isinstance(embedding, nn.Embedding) and isinstance(rnn, nn.RNN) and isinstance(head, nn.Linear)):
+            raise TypeError("load_from_torch takes (nn.Embedding, nn.RNN, nn.Linear), got "
+                            f"({type(embedding).__name__}, {type(rnn).__name__}, {type(head).__name__}).")
+        theirs = (embedding.num_embeddings, embedding.embedding_dim, rnn.input_size, rnn.hidden_size, rnn.num_layers,
+                  head.in_features, head.out_features, rnn.nonlinearity, head.bias is not None)
+        ours = (cfg.vocab_size, cfg.embed_dim, cfg.embed_dim, cfg.hidden_dim, cfg.num_layers,
+                cfg.hidden_dim, cfg.vocab_size, "tanh", True)
+        if theirs != ours:
+            raise ValueError("PyTorch's modules must have this model's sizes: (vocab, embed, rnn input, hidden, "
+                             f"layers, head in, head out, nonlinearity, head bias) = {ours}, got {theirs}.")
+        self.embedding.weight.copy_(embedding.weight)
+        for i, layer in enumerate(self.layers):
+            for ours_p, theirs_p in zip((layer.U, layer.W, layer.b), rnn_weights_from_torch(rnn, i)):
+                ours_p.copy_(theirs_p)
+        self.V.copy_(head.weight)
+        self.c.copy_(head.bias)
+        return self
