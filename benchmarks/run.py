@@ -3,8 +3,10 @@
     python benchmarks/run.py [--submissions N] [--jobs J]
 
 - every solution notebook, top to bottom, on this machine (budget: 60 s each; 07: 90 s);
-- autograding: N submissions of notebook 05 (solutions and blanks) through
-  `python -m autograder grade`, seconds per submission and wall time.
+- autograding: N submissions of each notebook (solutions and blanks) through
+  `python -m autograder grade`, seconds per submission and wall time;
+- language models against their targets: the FFNN's validation perplexity on the cat/dog world
+  against the exact entropy floor (target: within 5%), as trained in notebook 02.
 Results go to benchmarks/results/latest.{md,json}.
 """
 from __future__ import annotations
@@ -49,9 +51,9 @@ def time_notebook(path: Path) -> float:
         return time.perf_counter() - start
 
 
-def time_grading(n: int, jobs: int) -> dict:
-    source = nbformat.read(REPO / "solutions" / "05_self_attention.ipynb", as_version=4)
-    release = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
+def time_grading(name: str, n: int, jobs: int) -> dict:
+    source = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
+    release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
     answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
                if c.metadata.get("nbgrader", {}).get("solution")}
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,15 +68,38 @@ def time_grading(n: int, jobs: int) -> dict:
                         cell.source = answers[gid]
             nbformat.write(nb, subs / f"student{i:03d}.ipynb")
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "autograder", "grade", "05", str(subs), "--out", str(Path(tmp) / "out"),
+        subprocess.run([sys.executable, "-m", "autograder", "grade", name, str(subs), "--out", str(Path(tmp) / "out"),
                         "--jobs", str(jobs)], check=True, capture_output=True)
         wall = time.perf_counter() - start
-    return {"submissions": n, "jobs": jobs, "wall_s": round(wall, 1), "s_per_submission": round(wall / n, 2)}
+    return {"notebook": name, "submissions": n, "jobs": jobs, "wall_s": round(wall, 1), "s_per_submission": round(wall / n, 2)}
+
+
+def ffnn_cat_dog() -> dict:
+    """Notebook 02's FFNN run (same data, config and steps): validation perplexity against the floor."""
+    import math
+
+    from course_lib import data
+    from course_lib.device import get_device
+    from course_lib.ffnn import FFNNConfig, FFNNLanguageModel, context_windows
+    from course_lib.train import TrainConfig, evaluate, iterate_batches, train, window_batches
+
+    train_text, valid_text, _ = data.train_valid_split(3000, 500, 100, seed=0)
+    vocab = data.Vocab([data.tokenize(s) for s in train_text])
+    X, Y = context_windows([vocab.encode(data.tokenize(s)) for s in train_text], 5, 1, 2)
+    Xv, Yv = context_windows([vocab.encode(data.tokenize(s)) for s in valid_text], 5, 1, 2)
+    torch.manual_seed(0)
+    model = FFNNLanguageModel(FFNNConfig(len(vocab), 5, 16, 64)).to(get_device())
+    history = train(model, window_batches(X, Y, 128), TrainConfig(steps=2000, lr=3e-3, weight_decay=0.1, progress=False))
+    ppl = evaluate(model, iterate_batches(Xv, Yv))["perplexity"]
+    floor = math.exp(data.entropy_per_token(without_held_out=True))
+    return {"model": "FFNN, cat/dog world", "metric": "validation perplexity", "value": round(ppl, 4),
+            "target": round(1.05 * floor, 4), "floor": round(floor, 4), "ratio_to_floor": round(ppl / floor, 4),
+            "train_s": round(history.seconds, 1), "ok": ppl <= 1.05 * floor}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--submissions", type=int, default=10)
+    parser.add_argument("--submissions", type=int, default=6)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -88,16 +113,23 @@ def main() -> None:
     total = sum(r["seconds"] for r in rows)
     rows.append({"what": "whole course (all solution notebooks)", "seconds": round(total, 1), "budget_s": 360.0,
                  "ratio": round(total / 360.0, 2), "ok": total <= 360.0})
-    grading = time_grading(args.submissions, args.jobs)
-    rows.append({"what": f"autograding notebook 05, per submission ({grading['submissions']} subs, {grading['jobs']} jobs)",
-                 "seconds": grading["s_per_submission"], "budget_s": 10.0,
-                 "ratio": round(grading["s_per_submission"] / 10.0, 2), "ok": grading["s_per_submission"] <= 10.0})
+    gradings = [time_grading(path.stem, args.submissions, args.jobs)
+                for path in sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb"))]
+    for grading in gradings:
+        rows.append({"what": f"autograding {grading['notebook']}, per submission ({grading['submissions']} subs, "
+                             f"{grading['jobs']} jobs)", "seconds": grading["s_per_submission"], "budget_s": 10.0,
+                     "ratio": round(grading["s_per_submission"] / 10.0, 2), "ok": grading["s_per_submission"] <= 10.0})
+    models = [ffnn_cat_dog()]
     meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu_name(), "cores": os.cpu_count(),
             "torch": torch.__version__, "device": device, "cuda": torch.cuda.is_available()}
     lines = [f"Measured {meta['date']} on {meta['cpu']} ({meta['cores']} cores), torch {meta['torch']}, "
              f"COURSE_DEVICE={device}, CUDA available: {meta['cuda']}.", "",
              "| what | seconds | budget (s) | ratio | within budget |", "|---|---|---|---|---|"]
     lines += [f"| {r['what']} | {r['seconds']} | {r['budget_s']:g} | {r['ratio']} | {'yes' if r['ok'] else 'NO'} |" for r in rows]
+    lines += ["", "| language model | metric | value | target | floor | value / floor | training (s) | met |",
+              "|---|---|---|---|---|---|---|---|"]
+    lines += [f"| {m['model']} | {m['metric']} | {m['value']} | <= {m['target']} | {m['floor']} | {m['ratio_to_floor']} | "
+              f"{m['train_s']} | {'yes' if m['ok'] else 'NO'} |" for m in models]
     if not torch.cuda.is_available():
         lines += ["", "GPU benchmarks: skipped: no CUDA."]
     table = "\n".join(lines)
@@ -105,7 +137,7 @@ def main() -> None:
     out = REPO / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "latest.md").write_text(table + "\n", encoding="utf-8")
-    (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": grading}, indent=1), encoding="utf-8")
+    (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": gradings, "models": models}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":

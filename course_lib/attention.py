@@ -15,14 +15,7 @@ import math
 
 import torch
 
-
-def _require_tensor(name: str, x) -> None:
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}.")
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}; try {name}.float().")
-    if x.dim() < 2:
-        raise ValueError(f"{name} must have shape (..., seq_len, dim), got shape {tuple(x.shape)}.")
+from course_lib.validation import require_float_tensor
 
 
 def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
@@ -34,8 +27,8 @@ def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tenso
 
 def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     """Q (..., n_q, d_k), K (..., n_k, d_k) -> scaled scores (..., n_q, n_k)."""
-    _require_tensor("Q", Q)
-    _require_tensor("K", K)
+    require_float_tensor("Q", Q, "(..., seq_len, dim)")
+    require_float_tensor("K", K, "(..., seq_len, dim)")
     if Q.shape[-1] != K.shape[-1]:
         raise ValueError(
             f"Q and K must share their last dimension d_k, got Q {tuple(Q.shape)} and K {tuple(K.shape)}."
@@ -52,7 +45,7 @@ def scaled_dot_product_attention(
     ``mask`` is a bool tensor broadcastable to (..., n_q, n_k), True where attention
     is allowed (the convention of ``F.scaled_dot_product_attention``).
     """
-    _require_tensor("V", V)
+    require_float_tensor("V", V, "(..., seq_len, dim)")
     scores = attention_scores(Q, K)  # (..., n_q, n_k)
     if K.shape[-2] != V.shape[-2]:
         raise ValueError(

@@ -20,6 +20,7 @@ import torch
 from torch import nn
 
 from course_lib.train import lm_loss
+from course_lib.validation import require_positive_int, require_positive_ints, require_token_ids
 
 __all__ = ["FFNNConfig", "FFNNLanguageModel", "context_windows"]
 
@@ -31,8 +32,7 @@ def context_windows(sentences: Sequence[Sequence[int]], context_size: int, bos_i
     Each sentence (a list of word ids without boundary symbols) gets ``context_size`` <s> in front
     and one </s> at the end, so every word and the end of the sentence are predicted once.
     """
-    if not isinstance(context_size, int) or context_size < 1:
-        raise ValueError(f"context_size must be an integer >= 1 (n - 1 for an n-gram window), got {context_size!r}")
+    require_positive_int("context_size (n - 1 for an n-gram window)", context_size)
     contexts, targets = [], []
     for sentence in sentences:
         ids = [bos_id] * context_size + [int(i) for i in sentence] + [eos_id]
@@ -53,10 +53,8 @@ class FFNNConfig:
     direct: bool = False    # Bengio's direct connections W x from the embeddings to the output
 
     def __post_init__(self):
-        for name in ("vocab_size", "context_size", "embed_dim", "hidden_dim"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"FFNNConfig.{name} must be a positive integer, got {value!r}")
+        require_positive_ints("FFNNConfig", vocab_size=self.vocab_size, context_size=self.context_size,
+                              embed_dim=self.embed_dim, hidden_dim=self.hidden_dim)
 
 
 class FFNNLanguageModel(nn.Module):
@@ -85,15 +83,11 @@ class FFNNLanguageModel(nn.Module):
         return logits, loss
 
     def _check_input(self, idx) -> None:
-        if not isinstance(idx, torch.Tensor) or idx.dtype not in (torch.int64, torch.int32):
-            got = idx.dtype if isinstance(idx, torch.Tensor) else type(idx).__name__
-            raise TypeError(f"FFNNLanguageModel takes integer (torch.long) word ids, got {got}.")
+        require_token_ids("idx", idx)
         if idx.dim() != 2 or idx.shape[1] != self.context_size:
             raise ValueError(f"FFNNLanguageModel takes ids of shape (batch, {self.context_size}): one window of "
                              f"{self.context_size} context words per row, got shape {tuple(idx.shape)}.")
-        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= self.config.vocab_size):
-            raise ValueError(f"word ids must lie in [0, {self.config.vocab_size}), got values from "
-                             f"{int(idx.min())} to {int(idx.max())}: encode words with the same Vocab.")
+        require_token_ids("idx", idx, self.config.vocab_size)
 
     def bengio_parameters(self) -> dict[str, torch.Tensor | None]:
         """The weights under the paper's names: C (V, m), H (h, (n-1)m), d (h,), U (V, h), b (V,), W (V, (n-1)m) or None."""

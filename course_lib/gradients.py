@@ -27,7 +27,8 @@ from typing import Callable
 import torch
 
 from course_lib.lstm import lstm_cell
-from course_lib.rnn import _check_sizes, _nonlinearity, _require_float, rnn_step
+from course_lib.rnn import _nonlinearity, rnn_step
+from course_lib.validation import require_float_tensor, require_positive_ints
 
 __all__ = ["gradient_norms_through_time", "scaled_orthogonal", "rnn_gradient_norms", "lstm_gradient_norms",
            "plot_gradient_norms"]
@@ -48,7 +49,7 @@ def gradient_norms_through_time(step: Callable[[torch.Tensor, State], State], x:
     of length T, index = time step: the norm over the hidden units of dL/dh_t, averaged over the batch.
     (Like calling ``h_t.retain_grad()`` on every h_t, then ``L.backward()`` and reading ``h_t.grad``.)
     """
-    _require_float("x", x, "(B, T, D)")
+    require_float_tensor("x", x, "(B, T, D)")
     if x.shape[1] < 1:
         raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
     if not callable(step) or not callable(loss_fn):
@@ -91,7 +92,7 @@ def scaled_orthogonal(n: int, scale: float, generator: torch.Generator, dtype: t
 
 
 def _check_builder(seq_len, hidden_dim, weight_scale, input_scale, batch_size) -> None:
-    _check_sizes("the gradient experiment", seq_len=seq_len, hidden_dim=hidden_dim, batch_size=batch_size)
+    require_positive_ints("the gradient experiment", seq_len=seq_len, hidden_dim=hidden_dim, batch_size=batch_size)
     for name, value in (("weight_scale", weight_scale), ("input_scale", input_scale)):
         if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
             raise ValueError(f"{name} must be a non-negative number, got {value!r}.")

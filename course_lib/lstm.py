@@ -29,9 +29,9 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from course_lib.rnn import (_check_hidden, _check_sizes, _check_token_ids, _require_float, _require_same_kind,
-                            _require_size)
+from course_lib.rnn import _check_hidden, _check_token_ids, _require_size
 from course_lib.train import lm_loss
+from course_lib.validation import require_float_tensor, require_positive_ints, require_probability, require_same_kind
 
 __all__ = ["lstm_cell", "lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "LSTMEncoder", "LSTMConfig",
            "LSTMLanguageModel"]
@@ -55,18 +55,18 @@ def _gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Te
 
 def _check_lstm_weights(W_ih, W_hh, b_ih, b_hh) -> tuple[int, int]:
     """Returns (H, D)."""
-    _require_float("W_ih", W_ih, "(4H, D)")
+    require_float_tensor("W_ih", W_ih, "(4H, D)")
     if W_ih.shape[0] % 4:
         raise ValueError(f"W_ih must have shape (4H, D): the four gates' rows stacked, got shape {tuple(W_ih.shape)}.")
     hidden, input_dim = W_ih.shape[0] // 4, W_ih.shape[1]
-    _require_float("W_hh", W_hh, "(4H, H)")
+    require_float_tensor("W_hh", W_hh, "(4H, H)")
     if tuple(W_hh.shape) != (4 * hidden, hidden):
         raise ValueError(f"W_hh must have shape (4H, H) = {(4 * hidden, hidden)} to match W_ih, "
                          f"got {tuple(W_hh.shape)}.")
     for name, bias in (("b_ih", b_ih), ("b_hh", b_hh)):
-        _require_float(name, bias, "(4H,)")
+        require_float_tensor(name, bias, "(4H,)")
         _require_size(name, bias, 0, 4 * hidden, "(4H,)", f"4H = {4 * hidden} entries like W_ih's rows")
-    _require_same_kind({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh})
+    require_same_kind({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh})
     return hidden, input_dim
 
 
@@ -87,9 +87,9 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
     the same function as ``nn.LSTMCell`` with those weights.
     """
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    _require_float("x_t", x_t, "(B, D)")
+    require_float_tensor("x_t", x_t, "(B, D)")
     _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like W_ih")
-    _require_same_kind({"W_ih": W_ih, "x_t": x_t})
+    require_same_kind({"W_ih": W_ih, "x_t": x_t})
     _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
     _check_hidden("c_prev", c_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
     return _gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
@@ -105,11 +105,11 @@ def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torc
         raise TypeError(f"params must be a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh), got {params!r:.80}.")
     W_ih, W_hh, b_ih, b_hh = params
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    _require_float("x", x, "(B, T, D)")
+    require_float_tensor("x", x, "(B, T, D)")
     _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like W_ih's columns")
     if x.shape[1] < 1:
         raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
-    _require_same_kind({"W_ih": W_ih, "x": x})
+    require_same_kind({"W_ih": W_ih, "x": x})
     batch = x.shape[0]
     if state is None:
         state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))
@@ -155,7 +155,7 @@ class LSTMLayer(nn.Module):
 
     def __init__(self, input_dim: int, hidden_dim: int):
         super().__init__()
-        _check_sizes("LSTMLayer", input_dim=input_dim, hidden_dim=hidden_dim)
+        require_positive_ints("LSTMLayer", input_dim=input_dim, hidden_dim=hidden_dim)
         self.W_ih = nn.Parameter(torch.empty(4 * hidden_dim, input_dim))
         self.W_hh = nn.Parameter(torch.empty(4 * hidden_dim, hidden_dim))
         self.b_ih = nn.Parameter(torch.empty(4 * hidden_dim))
@@ -187,9 +187,8 @@ class LSTMEncoder(nn.Module):
     def __init__(self, input_dim: int, hidden_dim: int, num_layers: int = 1, bidirectional: bool = False,
                  dropout: float = 0.0):
         super().__init__()
-        _check_sizes("LSTMEncoder", input_dim=input_dim, hidden_dim=hidden_dim, num_layers=num_layers)
-        if not isinstance(dropout, (int, float)) or not 0.0 <= dropout < 1.0:
-            raise ValueError(f"dropout must be a probability in [0, 1), got {dropout!r}.")
+        require_positive_ints("LSTMEncoder", input_dim=input_dim, hidden_dim=hidden_dim, num_layers=num_layers)
+        require_probability("dropout", dropout)
         self.hidden_dim, self.num_layers = hidden_dim, num_layers
         self.num_directions = 2 if bidirectional else 1
         width = self.num_directions * hidden_dim
@@ -199,7 +198,7 @@ class LSTMEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, state: LSTMState | None = None) -> tuple[torch.Tensor, LSTMState]:
-        _require_float("x", x, "(B, T, D)")  # the layers check the rest
+        require_float_tensor("x", x, "(B, T, D)")  # the layers check the rest
         self._check_state(state, x.shape[0])
         h_n, c_n = [], []
         for l, directions in enumerate(self.layers):
@@ -227,7 +226,7 @@ class LSTMEncoder(nn.Module):
             raise TypeError(f"state must be a pair (h0, c0) or None, got {type(state).__name__}.")
         shape = (self.num_layers * self.num_directions, batch, self.hidden_dim)
         for name, s in zip(("h0", "c0"), state):
-            _require_float(name, s, "(num_layers * dirs, B, H)")
+            require_float_tensor(name, s, "(num_layers * dirs, B, H)")
             if tuple(s.shape) != shape:
                 raise ValueError(f"{name} must have shape (num_layers * dirs, B, H) = {shape}, got {tuple(s.shape)}.")
 
@@ -259,10 +258,9 @@ class LSTMConfig:
     dropout: float = 0.0  # on the embeddings, between layers and before the head, while training
 
     def __post_init__(self):
-        _check_sizes("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
+        require_positive_ints("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
                      num_layers=self.num_layers)
-        if not isinstance(self.dropout, (int, float)) or not 0.0 <= self.dropout < 1.0:
-            raise ValueError(f"LSTMConfig.dropout must be a probability in [0, 1), got {self.dropout!r}.")
+        require_probability("LSTMConfig.dropout", self.dropout)
 
 
 class LSTMLanguageModel(nn.Module):

@@ -25,7 +25,9 @@ from typing import Callable
 import torch
 from torch import nn
 
-from course_lib.train import _check_ids, lm_loss
+from course_lib.train import lm_loss
+from course_lib.validation import (require_float_tensor, require_positive_ints, require_same_kind,
+                                       require_token_ids)
 
 __all__ = ["NONLINEARITIES", "rnn_step", "rnn_forward", "rnn_weights_from_torch", "RNNLayer", "RNNConfig",
            "RNNLanguageModel"]
@@ -44,40 +46,13 @@ NONLINEARITIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 # checks shared with course_lib.lstm and course_lib.gradients
 
 
-def _require_float(name: str, x, shape: str) -> None:
-    """x must be a floating-point tensor with as many dimensions as ``shape`` names, e.g. "(B, T, D)"."""
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of shape {shape}, got {type(x).__name__}.")
-    if not x.is_floating_point():
-        raise TypeError(f"{name} must hold floating-point numbers, got dtype {x.dtype}; try {name}.float().")
-    if x.dim() != len([part for part in shape.strip("()").split(",") if part.strip()]):
-        raise ValueError(f"{name} must have shape {shape}, got shape {tuple(x.shape)}.")
-
-
 def _require_size(name: str, x: torch.Tensor, dim: int, size: int, shape: str, why: str) -> None:
     if x.shape[dim] != size:
         raise ValueError(f"{name} must have shape {shape} with {why}, got shape {tuple(x.shape)}.")
 
 
-def _require_same_kind(tensors: dict[str, torch.Tensor]) -> None:
-    """All tensors must share one dtype and one device (torch would otherwise fail inside a matmul)."""
-    (first, reference), *rest = tensors.items()
-    for name, x in rest:
-        if x.dtype != reference.dtype:
-            raise TypeError(f"{name} has dtype {x.dtype} but {first} has {reference.dtype}; "
-                            "convert them to one dtype, e.g. with .double().")
-        if x.device != reference.device:
-            raise ValueError(f"{name} is on {x.device} but {first} is on {reference.device}; move them to one device.")
-
-
-def _check_sizes(owner: str, **sizes) -> None:
-    for name, value in sizes.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ValueError(f"{owner}.{name} must be a positive integer, got {value!r}.")
-
-
 def _check_token_ids(owner: str, idx, vocab_size: int) -> None:
-    _check_ids("idx", idx)
+    require_token_ids("idx", idx)
     if idx.dim() != 2 or idx.shape[1] < 1:
         raise ValueError(f"{owner} takes token ids of shape (batch, T) with T >= 1, got shape {tuple(idx.shape)}.")
     if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= vocab_size):
@@ -97,23 +72,23 @@ def _nonlinearity(name) -> Callable[[torch.Tensor], torch.Tensor]:
 
 def _check_rnn_weights(U, W, b) -> tuple[int, int]:
     """Returns (H, D)."""
-    _require_float("U", U, "(H, D)")
+    require_float_tensor("U", U, "(H, D)")
     hidden, input_dim = U.shape
-    _require_float("W", W, "(H, H)")
+    require_float_tensor("W", W, "(H, H)")
     _require_size("W", W, 0, hidden, "(H, H)", f"H = {hidden} rows like U")
     _require_size("W", W, 1, hidden, "(H, H)", f"H = {hidden} columns: it maps h_(t-1) to a_t")
-    _require_float("b", b, "(H,)")
+    require_float_tensor("b", b, "(H,)")
     _require_size("b", b, 0, hidden, "(H,)", f"H = {hidden} like U's rows")
-    _require_same_kind({"U": U, "W": W, "b": b})
+    require_same_kind({"U": U, "W": W, "b": b})
     return hidden, input_dim
 
 
 def _check_hidden(name: str, h, batch: int, hidden: int, weights: dict[str, torch.Tensor]) -> None:
     """h must be (batch, hidden), with the dtype and device of ``weights``, e.g. {"U": U}."""
-    _require_float(name, h, "(B, H)")
+    require_float_tensor(name, h, "(B, H)")
     _require_size(name, h, 0, batch, "(B, H)", f"B = {batch} rows, one per sequence of the input")
     _require_size(name, h, 1, hidden, "(B, H)", f"H = {hidden} columns like the weights")
-    _require_same_kind({**weights, name: h})
+    require_same_kind({**weights, name: h})
 
 
 def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
@@ -124,9 +99,9 @@ def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.
     """
     phi = _nonlinearity(nonlinearity)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    _require_float("x_t", x_t, "(B, D)")
+    require_float_tensor("x_t", x_t, "(B, D)")
     _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like U")
-    _require_same_kind({"U": U, "x_t": x_t})
+    require_same_kind({"U": U, "x_t": x_t})
     _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"U": U})
     a_t = b + h_prev @ W.T + x_t @ U.T  # (B, H): a_t = b + W h_{t-1} + U x_t for every row
     return phi(a_t)
@@ -140,11 +115,11 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
     """
     phi = _nonlinearity(nonlinearity)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    _require_float("x", x, "(B, T, D)")
+    require_float_tensor("x", x, "(B, T, D)")
     _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like U's columns")
     if x.shape[1] < 1:
         raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
-    _require_same_kind({"U": U, "x": x})
+    require_same_kind({"U": U, "x": x})
     batch = x.shape[0]
     if h0 is None:
         h0 = x.new_zeros(batch, hidden)
@@ -181,7 +156,7 @@ class RNNLayer(nn.Module):
 
     def __init__(self, input_dim: int, hidden_dim: int, nonlinearity: str = "tanh"):
         super().__init__()
-        _check_sizes("RNNLayer", input_dim=input_dim, hidden_dim=hidden_dim)
+        require_positive_ints("RNNLayer", input_dim=input_dim, hidden_dim=hidden_dim)
         _nonlinearity(nonlinearity)
         self.nonlinearity = nonlinearity
         self.U = nn.Parameter(torch.empty(hidden_dim, input_dim))
@@ -203,8 +178,8 @@ class RNNConfig:
     num_layers: int = 1  # stacked: layer l+1 reads layer l's hidden states as its inputs
 
     def __post_init__(self):
-        _check_sizes("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
-                     num_layers=self.num_layers)
+        require_positive_ints("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
+                              num_layers=self.num_layers)
 
 
 class RNNLanguageModel(nn.Module):
@@ -250,10 +225,10 @@ class RNNLanguageModel(nn.Module):
         if state is None:
             return
         shape = (self.config.num_layers, batch, self.config.hidden_dim)
-        _require_float("state", state, "(num_layers, B, H)")
+        require_float_tensor("state", state, "(num_layers, B, H)")
         if tuple(state.shape) != shape:
             raise ValueError(f"state must have shape (num_layers, B, H) = {shape}, got {tuple(state.shape)}.")
-        _require_same_kind({"V": self.V, "state": state})
+        require_same_kind({"V": self.V, "state": state})
 
     @torch.no_grad()
     def load_from_torch(self, embedding: nn.Embedding, rnn: nn.RNN, head: nn.Linear) -> "RNNLanguageModel":

@@ -22,6 +22,8 @@ import torch
 import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from course_lib.validation import require_token_ids
+
 __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches", "sequence_batches",
            "iterate_batches", "train", "evaluate", "sample", "model_device"]
 
@@ -44,12 +46,6 @@ def model_device(model: torch.nn.Module) -> torch.device:
     return first.device if first is not None else torch.device("cpu")
 
 
-def _check_ids(name: str, x: torch.Tensor) -> None:
-    if not isinstance(x, torch.Tensor) or x.dtype not in (torch.int64, torch.int32):
-        got = x.dtype if isinstance(x, torch.Tensor) else type(x).__name__
-        raise TypeError(f"{name} must be an integer (torch.long) tensor of token ids, got {got}.")
-
-
 # ---------------------------------------------------------------------------
 # batches
 
@@ -59,8 +55,8 @@ def window_batches(contexts: torch.Tensor, targets: torch.Tensor, batch_size: in
 
     contexts (N, context) and targets (N,) are integer tensors.
     """
-    _check_ids("contexts", contexts)
-    _check_ids("targets", targets)
+    require_token_ids("contexts", contexts)
+    require_token_ids("targets", targets)
     if contexts.dim() != 2 or targets.shape != contexts.shape[:1] or len(targets) == 0:
         raise ValueError(f"need contexts (N, context) and targets (N,) with N > 0, got {tuple(contexts.shape)} "
                          f"and {tuple(targets.shape)}.")
@@ -74,7 +70,7 @@ def window_batches(contexts: torch.Tensor, targets: torch.Tensor, batch_size: in
 
 def sequence_batches(ids: torch.Tensor, block_size: int, batch_size: int) -> Callable[[torch.Generator], Batch]:
     """For sequence models: random blocks of a 1-D id stream, targets shifted by one."""
-    _check_ids("ids", ids)
+    require_token_ids("ids", ids)
     if ids.dim() != 1 or len(ids) < block_size + 1:
         raise ValueError(f"need a 1-D stream of at least block_size + 1 = {block_size + 1} ids, "
                          f"got shape {tuple(ids.shape)}.")
@@ -230,7 +226,7 @@ def sample(
     context, a Transformer's block size); None: the whole sequence. Stops early when
     every row has produced ``stop_id``.
     """
-    _check_ids("prompt", prompt)
+    require_token_ids("prompt", prompt)
     if prompt.dim() != 2:
         raise ValueError(f"prompt must be (batch, length) token ids, got shape {tuple(prompt.shape)}.")
     if temperature <= 0:

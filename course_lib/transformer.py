@@ -36,8 +36,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from course_lib.attention import _require_tensor, causal_mask, scaled_dot_product_attention
-from course_lib.train import _check_ids, lm_loss
+from course_lib.attention import causal_mask, scaled_dot_product_attention
+from course_lib.train import lm_loss
+from course_lib.validation import require_float_tensor, require_positive_int, require_probability, require_token_ids
 
 __all__ = ["positional_encoding", "sinusoid_frequencies", "positional_shift_matrices", "SinusoidalPositions",
            "MultiHeadAttention", "FeedForward", "AddNorm", "BlockConfig", "EncoderBlock", "DecoderBlock",
@@ -45,16 +46,6 @@ __all__ = ["positional_encoding", "sinusoid_frequencies", "positional_shift_matr
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
 POSITIONALS = ("sinusoidal", "learned")
-
-
-def _check_positive_int(name: str, value) -> None:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}.")
-
-
-def _check_dropout(name: str, value) -> None:
-    if not isinstance(value, (int, float)) or not 0.0 <= value < 1.0:
-        raise ValueError(f"{name} must be a probability in [0, 1), got {value!r}.")
 
 
 def _check_divisible(d_model: int, num_heads: int) -> None:
@@ -69,7 +60,7 @@ def _check_divisible(d_model: int, num_heads: int) -> None:
 
 def sinusoid_frequencies(d_model: int) -> torch.Tensor:
     """The d_model / 2 angular frequencies w_i = 1 / 10000^(2i / d_model), in float64."""
-    _check_positive_int("d_model", d_model)
+    require_positive_int("d_model", d_model)
     if d_model % 2:
         raise ValueError(f"the sinusoidal encoding pairs a sine with a cosine, so d_model must be even, got {d_model}.")
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model/2,): 0, 2, 4, ...
@@ -83,7 +74,7 @@ def positional_encoding(max_len: int, d_model: int, device: torch.device | str |
     Low dimensions turn fast (wavelength 2 pi), high ones slowly (up to 10000 * 2 pi), so every
     position gets a distinct pattern. Computed in float64 on the CPU, then converted.
     """
-    _check_positive_int("max_len", max_len)
+    require_positive_int("max_len", max_len)
     frequencies = sinusoid_frequencies(d_model)  # (d_model/2,)
     positions = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     angles = positions * frequencies  # (max_len, d_model/2)
@@ -147,10 +138,10 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  fast: bool | None = None):
         super().__init__()
-        _check_positive_int("d_model", d_model)
-        _check_positive_int("num_heads", num_heads)
+        require_positive_int("d_model", d_model)
+        require_positive_int("num_heads", num_heads)
         _check_divisible(d_model, num_heads)
-        _check_dropout("dropout", dropout)
+        require_probability("dropout", dropout)
         self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
         self.dropout = float(dropout)  # on the attention weights, while training
         self.fast = fast
@@ -196,8 +187,8 @@ class MultiHeadAttention(nn.Module):
     def _check_inputs(self, query, key, value) -> None:
         weight = self.q_proj.weight
         for name, x in (("query", query), ("key", key), ("value", value)):
-            _require_tensor(name, x)
-            if x.dim() != 3 or x.shape[-1] != self.d_model:
+            require_float_tensor(name, x, f"(batch, seq_len, d_model={self.d_model})")
+            if x.shape[-1] != self.d_model:
                 raise ValueError(f"{name} must have shape (batch, seq_len, d_model={self.d_model}), "
                                  f"got {tuple(x.shape)}.")
             if x.device != weight.device:
@@ -305,9 +296,9 @@ class BlockConfig:
 
     def __post_init__(self):
         for name in ("d_model", "num_heads", "d_ff"):
-            _check_positive_int(name, getattr(self, name))
+            require_positive_int(name, getattr(self, name))
         _check_divisible(self.d_model, self.num_heads)
-        _check_dropout("dropout", self.dropout)
+        require_probability("dropout", self.dropout)
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
 
@@ -390,7 +381,7 @@ class TransformerConfig:
 
     def __post_init__(self):
         for name in ("vocab_size", "block_size", "num_layers"):
-            _check_positive_int(name, getattr(self, name))
+            require_positive_int(name, getattr(self, name))
         if self.positional not in POSITIONALS:
             raise ValueError(f"positional must be one of {', '.join(POSITIONALS)}, got {self.positional!r}.")
         _ = self.block_config  # building it checks d_model, num_heads, d_ff, dropout and activation
@@ -447,7 +438,7 @@ class TransformerLM(nn.Module):
         return logits, loss
 
     def _check_input(self, idx) -> None:
-        _check_ids("idx", idx)
+        require_token_ids("idx", idx)
         if idx.dim() != 2 or not 1 <= idx.shape[1] <= self.block_size:
             raise ValueError(f"TransformerLM takes ids of shape (batch, T) with 1 <= T <= block_size={self.block_size}, "
                              f"got shape {tuple(idx.shape)}; crop longer inputs to their last block_size tokens.")
