@@ -29,7 +29,7 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from course_lib.rnn import _check_hidden, _check_token_ids, _require_size
+from course_lib.rnn import _check_hidden, _check_sequence, _check_token_ids, _require_size
 from course_lib.train import lm_loss
 from course_lib.validation import require_float_tensor, require_positive_ints, require_probability, require_same_kind
 
@@ -105,11 +105,7 @@ def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torc
         raise TypeError(f"params must be a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh), got {params!r:.80}.")
     W_ih, W_hh, b_ih, b_hh = params
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    require_float_tensor("x", x, "(B, T, D)")
-    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like W_ih's columns")
-    if x.shape[1] < 1:
-        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
-    require_same_kind({"W_ih": W_ih, "x": x})
+    _check_sequence(x, input_dim, "W_ih", W_ih)
     batch = x.shape[0]
     if state is None:
         state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))

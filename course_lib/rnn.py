@@ -51,6 +51,15 @@ def _require_size(name: str, x: torch.Tensor, dim: int, size: int, shape: str, w
         raise ValueError(f"{name} must have shape {shape} with {why}, got shape {tuple(x.shape)}.")
 
 
+def _check_sequence(x, input_dim: int, weight_name: str, weight: torch.Tensor) -> None:
+    """x must be a (B, T, D) float sequence with T >= 1 and D = the input weight's columns."""
+    require_float_tensor("x", x, "(B, T, D)")
+    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like {weight_name}'s columns")
+    if x.shape[1] < 1:
+        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
+    require_same_kind({weight_name: weight, "x": x})
+
+
 def _check_token_ids(owner: str, idx, vocab_size: int) -> None:
     require_token_ids("idx", idx)
     if idx.dim() != 2 or idx.shape[1] < 1:
@@ -115,11 +124,7 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
     """
     phi = _nonlinearity(nonlinearity)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    require_float_tensor("x", x, "(B, T, D)")
-    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like U's columns")
-    if x.shape[1] < 1:
-        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
-    require_same_kind({"U": U, "x": x})
+    _check_sequence(x, input_dim, "U", U)
     batch = x.shape[0]
     if h0 is None:
         h0 = x.new_zeros(batch, hidden)
