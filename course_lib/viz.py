@@ -74,17 +74,26 @@ def scaling_effect(d_k: int, n_keys: int = 16, samples: int = 2000, seed: int = 
     return fig
 
 
-def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None, floor_label=None):
-    """Bars of perplexities, each with its value, and the corpus's entropy floor exp(H) as a dashed line."""
+def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None, floor_label=None, relative=False):
+    """Bars of perplexities, each with its value, and the corpus's entropy floor exp(H) as a dashed line.
+
+    ``relative=True`` draws how far each is above the floor, in percent, which shows differences
+    of a few percent that bars starting at zero hide.
+    """
     ax = ax or plt.subplots(figsize=(max(6, 1.5 * len(values)), 3))[1]
-    bars = ax.bar(range(len(values)), values, color="tab:blue")
-    ax.bar_label(bars, [f"{v:.3g}" for v in values], padding=2, fontsize=9)
+    shown = [100 * (v / floor - 1) for v in values] if relative else list(values)
+    bars = ax.bar(range(len(values)), shown, color="tab:blue")
+    ax.bar_label(bars, [f"{v:.1f}%" if relative else f"{v:.3g}" for v in shown], padding=2, fontsize=9)
     ax.set_xticks(range(len(values)), labels)
-    ax.axhline(floor, color="tab:red", ls="--", label=floor_label or f"entropy floor exp(H) = {floor:.3f}")
-    ax.set_ylabel("perplexity")
-    ax.set_ylim(0, 1.15 * max(max(values), floor))
+    if relative:
+        ax.set_ylabel(f"% above the floor {floor:.3f}")
+        ax.set_ylim(0, 1.2 * max(max(shown), 1e-9))
+    else:
+        ax.axhline(floor, color="tab:red", ls="--", label=floor_label or f"entropy floor exp(H) = {floor:.3f}")
+        ax.set_ylabel("perplexity")
+        ax.set_ylim(0, 1.2 * max(max(values), floor))
+        ax.legend(loc="upper left")
     ax.set_title(title)
-    ax.legend(loc="lower right")
     return ax
 
 

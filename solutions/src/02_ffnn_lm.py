@@ -284,8 +284,10 @@ print(f"your cross_entropy {cross_entropy(logits, Y_train[:256]).item():.4f} | t
 # ## 6. Training
 #
 # `course_lib.train.train` is the training loop every model of the course uses: draw a random batch,
-# compute the loss, backpropagate, clip the gradient, take an AdamW step, and now and then measure the
-# loss on the validation set. Perplexity is $e^{\text{loss}}$, so we can put it next to the floor.
+# compute the loss, backpropagate, clip the gradient, take an AdamW step (with a little weight decay,
+# which pulls weights the data does not need towards zero), and now and then measure the loss on the
+# validation set. Perplexity is $e^{\text{loss}}$, so we can put it next to the floor. The dashed line
+# is the floor's loss, the entropy $H$.
 
 # %% [demo]
 torch.manual_seed(0)
@@ -309,7 +311,7 @@ values = [ngram_ppl[2], ngram_ppl[3], ngram_ppl[6], ffnn_ppl]
 for name, value in zip(names, values):
     print(f"{name:>15}: validation perplexity {value:.4f}  ({100 * (value / floor - 1):5.1f}% above the floor)")
 print(f"{'floor exp(H)':>15}: {floor:.4f}")
-viz.perplexity_bars(names, values, floor, title="validation perplexity, 3000 training sentences")
+viz.perplexity_bars(names, values, floor, relative=True, title="validation perplexity, 3000 training sentences")
 plt.show()
 
 # %% [markdown]
@@ -449,8 +451,10 @@ for word in ["cat", "dogs", "walking", "kitchen", "is", "big"]:
 
 # %% [markdown]
 # A 2-D picture: project the 16-dimensional embeddings onto their two main directions (principal
-# component analysis, done with an SVD). Animals, plural animals, verbs, rooms and function words
-# form their own groups, although nobody told the model what a verb is.
+# component analysis, done with an SVD). Look for the groups: the animals, singular and plural,
+# together; "is", "was", "are", "were" together; "big" and "small" together. Nobody told the model
+# what an animal or an auxiliary is: words that predict the same continuations end up close. Not
+# every group separates in two of sixteen dimensions (rooms and verbs overlap here).
 
 # %% [demo]
 viz.embedding_projection(C, words, title="FFNN word embeddings (PCA)")
