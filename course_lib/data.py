@@ -25,7 +25,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "next_word_distribution", "train_valid_split",
-           "docstring_sentences", "tokenize", "Vocab", "UNK", "BOS", "EOS"]
+           "docstring_sentences", "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK",
+           "BOS", "EOS"]
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 
@@ -267,3 +268,50 @@ class Vocab:
 
     def normalise(self, words: Sequence[str]) -> list[str]:
         return [w if w in self.stoi else UNK for w in words]
+
+
+# ---------------------------------------------------------------------------
+# characters of Python source code (notebook 03's character-level RNN)
+
+#: the characters :func:`stdlib_source_text` keeps: printable ASCII and the newline (tabs become 4 spaces)
+SOURCE_CHARS = "\n" + "".join(chr(i) for i in range(32, 127))
+
+
+def stdlib_source_text(max_chars: int = 100_000, seed: int = 0) -> str:
+    """``max_chars`` characters of Python source: the standard library's top-level .py files on this machine.
+
+    The files are read as text (not imported, so nothing runs), in an order shuffled with ``seed``
+    from their sorted names, and concatenated until ``max_chars``. Tabs become four spaces and any
+    character outside :data:`SOURCE_CHARS` (non-ASCII letters, form feeds) becomes "?", so the
+    vocabulary is at most 96 characters. Deterministic for a given Python installation; well under 1 s.
+    """
+    if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
+        raise ValueError(f"max_chars must be a positive integer, got {max_chars!r}")
+    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(root.glob("*.py"))
+    if not files:
+        raise FileNotFoundError(f"no Python standard library sources found under {root}")
+    keep = set(SOURCE_CHARS)
+    parts: list[str] = []
+    total = 0
+    for i in np.random.default_rng(seed).permutation(len(files)):
+        try:
+            text = files[i].read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        text = text.replace("\r\n", "\n").replace("\t", "    ")
+        text = "".join(c if c in keep else "?" for c in text)
+        parts.append(text)
+        total += len(text)
+        if total >= max_chars:
+            break
+    return "".join(parts)[:max_chars]
+
+
+def char_vocab(text: str) -> tuple[list[str], dict[str, int]]:
+    """(itos, stoi) of the distinct characters of ``text``, sorted: itos[i] is a character, stoi[c] its id."""
+    if not isinstance(text, str) or not text:
+        raise ValueError("char_vocab needs a non-empty string")
+    itos = sorted(set(text))
+    return itos, {c: i for i, c in enumerate(itos)}
+
