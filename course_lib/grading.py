@@ -290,10 +290,20 @@ def report_pass(exercise: str, detail: str = "") -> None:
 
 
 def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
-    """IPython handler: a NameError in a check cell means the answer cell above has not run."""
+    """IPython handler for answers not written yet.
+
+    A NameError in a check cell means the answer cell above has not run; a NotImplementedError
+    in any cell means it called an exercise function that is still the blank stub.
+    """
     last = tb
     while last.tb_next is not None:
         last = last.tb_next
+    if issubclass(etype, NotImplementedError) and not str(value):
+        function = last.tb_frame.f_code.co_name
+        message = (f"\x1b[1;31m✘ {function} is not implemented yet\x1b[0m: this cell uses your {function}; "
+                   "write it in its exercise cell above (and run that cell), then run this one again.")
+        shell._showtraceback(etype, value, [message])
+        return
     line = linecache.getline(last.tb_frame.f_code.co_filename, last.tb_lineno)
     name = re.search(r"'(\w+)'", str(value))
     if "check_" in line and name:
@@ -305,11 +315,11 @@ def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
 
 
 def install_notebook_hooks() -> None:
-    """In a Jupyter kernel, show "x is not defined yet" instead of a NameError traceback in check cells."""
+    """In a Jupyter kernel, show one line instead of a traceback for answers not written yet."""
     try:
         from IPython import get_ipython
     except ImportError:
         return
     shell = get_ipython()
     if shell is not None and hasattr(shell, "set_custom_exc"):
-        shell.set_custom_exc((NameError,), _missing_answer_handler)
+        shell.set_custom_exc((NameError, NotImplementedError), _missing_answer_handler)

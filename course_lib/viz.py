@@ -91,7 +91,7 @@ def perplexity_bars(labels, values, floor, title="held-out perplexity", ax=None,
     else:
         ax.axhline(floor, color="tab:red", ls="--", label=floor_label or f"entropy floor exp(H) = {floor:.3f}")
         ax.set_ylabel("perplexity")
-        ax.set_ylim(0, 1.2 * max(max(values), floor))
+        ax.set_ylim(0, 1.35 * max(max(values), floor))  # room for the legend above the bars
         ax.legend(loc="upper left")
     ax.set_title(title)
     return ax

@@ -10,11 +10,16 @@ def test_check_cells_speak_in_sentences():
         nbformat.v4.new_code_cell('checks.check_machines_step("z", z_machines)'),
         nbformat.v4.new_code_cell('checks.check_machines_step("z", [0.24, 0.55])'),
         nbformat.v4.new_code_cell("def f():\n    return undefined_elsewhere\nf()"),
+        nbformat.v4.new_code_cell("def count_ngrams(tokens, n):\n    raise NotImplementedError()\ncount_ngrams([], 2)"),
+        nbformat.v4.new_code_cell("def g():\n    raise NotImplementedError('a library feature')\ng()"),
     ]
     NotebookClient(nb, timeout=120, allow_errors=True, kernel_name="python3").execute()
-    missing, slide, ordinary = (cell.outputs[-1] for cell in nb.cells[1:])
+    missing, slide, ordinary, stub, library = (cell.outputs[-1] for cell in nb.cells[1:])
     assert missing.output_type == "error" and len(missing.traceback) == 1
     assert "z_machines is not defined yet" in missing.traceback[0]
     assert slide.output_type == "error" and len(slide.traceback) == 1
     assert "slide's text value" in slide.traceback[0]
     assert ordinary.output_type == "error" and len(ordinary.traceback) > 1  # the student's own bug keeps its traceback
+    assert stub.output_type == "error" and len(stub.traceback) == 1  # a demo cell calling a blank stub
+    assert "count_ngrams is not implemented yet" in stub.traceback[0]
+    assert library.output_type == "error" and len(library.traceback) > 1  # a NotImplementedError with a message is real

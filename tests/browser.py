@@ -1,0 +1,136 @@
+"""Helpers for tests/test_browser.py: JupyterLab started as the README says, driven by Debian's Chromium.
+
+Nothing here downloads a browser: selenium is pointed at /usr/bin/chromedriver, so selenium-manager never runs.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+ARTIFACTS = REPO / "test-artifacts" / "browser"
+
+
+def missing_browser() -> str:
+    """Why the browser test cannot run here ("" when it can)."""
+    absent = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if absent:
+        return f"{' and '.join(absent)} not installed (apt-get install chromium chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed"
+    return ""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240) -> Iterator[str]:
+    """`make lab` (the README's command) on a free local port with an empty token; yields its base URL.
+
+    Lab's Validate button saves the notebook, and notebooks/ must stay as it is, so `make lab` runs the
+    repository's Makefile from a scratch folder that holds copies of ``notebooks`` in notebooks/ and links
+    to the repository's .venv and pyproject.toml (`make install` in the repository first makes sure
+    the scratch `make lab` finds the course installed and installs nothing itself).
+    """
+    subprocess.run(["make", "--quiet", "install"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
+    course = tmp_path / "course"
+    (course / "notebooks").mkdir(parents=True)
+    for name in (".venv", "pyproject.toml", "Makefile"):
+        (course / name).symlink_to(REPO / name)
+    for name in notebooks:
+        shutil.copy(REPO / "notebooks" / name, course / "notebooks" / name)
+    port = free_port()
+    env = dict(os.environ)
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
+        env.setdefault(var, str(tmp_path / var.lower()))
+    args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
+    log = open(tmp_path / "lab.log", "w+b")  # noqa: SIM115 (closed below)
+    proc = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=course, env=env, start_new_session=True,
+                            stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/contents", timeout=5) as response:
+                    json.load(response)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    log.seek(0)
+                    raise RuntimeError("JupyterLab did not answer:\n" + log.read().decode(errors="replace")[-4000:])
+                time.sleep(0.5)
+        yield url
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium(width: int = 1400, height: int = 1000) -> Iterator:
+    """A headless Debian Chromium driven through /usr/bin/chromedriver, with a fresh profile."""
+    os.environ["SE_AVOID_STATS"] = "true"
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile:
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                    "--disable-component-update", "--disable-dev-shm-usage", "--no-first-run",
+                    f"--user-data-dir={profile}", f"--window-size={width},{height}"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)), options=options)
+        try:
+            driver.set_window_size(width, height)
+            yield driver
+        finally:
+            driver.quit()
+
+
+def wait_for(condition: Callable[[], object], timeout: float, what: str, interval: float = 0.25):
+    """Poll ``condition`` until it returns something truthy; fail with ``what`` after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    last_error = None
+    while time.monotonic() < deadline:
+        try:
+            value = condition()
+            if value:
+                return value
+        except Exception as err:  # noqa: BLE001 (stale elements while Lab re-renders)
+            last_error = err
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}" + (f" ({last_error!r})" if last_error else ""))
+
+
+def screenshot(driver, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    driver.save_screenshot(str(path))
+    print(f"screenshot: {path}")
+    return path

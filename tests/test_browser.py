@@ -1,0 +1,153 @@
+"""A student's first session, in a real browser: JupyterLab from the README's command, notebook 01 run in full.
+
+Debian's chromium and chromium-driver drive JupyterLab headless (nothing downloads a browser). The test opens
+the blank student notebook, runs every cell from the Run menu, and checks that a plot appears, that the
+n/k widget renders and redraws its chart when a slider moves, that a "check my answer" cell says in one line
+that the exercise is not implemented yet, and that nbgrader's Validate button reports the failing tests.
+Screenshots for a person to look at go to test-artifacts/browser/ (CI keeps them as artifacts).
+Skipped where /usr/bin/chromium or /usr/bin/chromedriver is missing (CI installs them: .ci/run).
+"""
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from browser import ARTIFACTS, chromium, missing_browser, running_lab, screenshot, wait_for
+
+NOTEBOOK = "01_ngrams.ipynb"
+RUN_TIMEOUT = 120
+
+pytestmark = pytest.mark.skipif(bool(missing_browser()), reason=missing_browser() or "browser available")
+
+
+def code_prompts(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt'))"
+        ".map(e => e.textContent.trim())")
+
+
+def kernel_idle(driver) -> bool:
+    return bool(driver.execute_script(
+        "const s = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
+        "return s !== null && /idle/i.test(s.getAttribute('data-status') || '');"))
+
+
+def run_menu(driver, command: str) -> None:
+    """Run menu → the item for ``command`` (its data-command), as a student would click it."""
+    from selenium.webdriver.common.by import By
+
+    menu = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item") if e.text.strip() == "Run")
+    menu.click()
+    item = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, f".lm-Menu-item[data-command='{command}']"),
+                    10, f"the Run menu item {command}")
+    item.click()
+
+
+def run_everything(driver) -> int:
+    """Run All Cells; where a failing cell stops the run, go on with "Run Selected Cell and All Below"
+    from the next cell, until every code cell has an execution count. Returns how many runs it took."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + RUN_TIMEOUT
+    runs = 0
+    while True:
+        prompts = code_prompts(driver)
+        todo = [i for i, p in enumerate(prompts) if p in ("[ ]:", "")]
+        if not todo:
+            return runs
+        assert time.monotonic() < deadline, f"cells still not run after {RUN_TIMEOUT} s: {prompts}"
+        first = todo[0]
+        if runs == 0:
+            run_menu(driver, "runmenu:run-all")
+        else:
+            cell = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-CodeCell")[first]
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", cell)
+            cell.find_element(By.CSS_SELECTOR, ".jp-InputArea-prompt").click()  # selects it, command mode
+            run_menu(driver, "notebook:run-all-below")
+        runs += 1
+
+        def settled():
+            now = code_prompts(driver)
+            return re.fullmatch(r"\[\d+\]:", now[first]) and "[*]:" not in now and kernel_idle(driver)
+
+        wait_for(settled, max(1.0, deadline - time.monotonic()), f"run {runs} (from code cell {first}) to finish")
+
+
+def test_student_session_in_jupyterlab(tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    started = time.monotonic()
+    for old in ARTIFACTS.glob("*.png"):  # this run's screenshots only
+        old.unlink()
+    with running_lab(tmp_path, [NOTEBOOK]) as url, chromium(1400, 1000) as driver:
+        driver.get(f"{url}/lab/tree/{NOTEBOOK}")
+        wait_for(lambda: len(code_prompts(driver)) > 5, 60, "the notebook's cells")
+        wait_for(lambda: kernel_idle(driver), 60, "the kernel to start (status Idle)")
+        screenshot(driver, "01_notebook_opened")
+
+        # Run → Run All Cells (and on past the check cells that fail on the blank stubs).
+        runs = run_everything(driver)
+        print(f"ran every cell in {runs} runs from the Run menu")
+
+        # (c) a "check my answer" cell says in one line that the exercise is not implemented yet.
+        outputs = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-OutputArea-output")
+        feedback = [o for o in outputs if "not implemented yet" in o.text]
+        assert feedback, "no check cell output says 'not implemented yet'"
+        assert "✘ count_ngrams" in feedback[0].text
+        assert "Traceback" not in feedback[0].text, feedback[0].text
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", feedback[0])
+        screenshot(driver, "02_after_run_all_check_cell")
+
+        # For a person to look at: the demo cells that call a blank stub directly show a full traceback.
+        tracebacks = [o for o in outputs if "NotImplementedError" in o.text and "not implemented yet" not in o.text]
+        print(f"{len(tracebacks)} output(s) show a traceback with the blank stubs")
+        if tracebacks:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", tracebacks[0])
+            screenshot(driver, "02b_first_traceback")
+
+        # (a) a matplotlib plot appears (a PNG in an output area).
+        images = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-OutputArea-output img")
+        assert images, "no plot (img) in any output area"
+        assert images[0].get_attribute("src").startswith("data:image/png"), images[0].get_attribute("src")[:40]
+
+        # (b) the n/k widget renders, and its chart changes when the n slider moves.
+        widget = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, ".jp-NotebookPanel .widget-interact"),
+                          30, "the interact widget")
+        sliders = widget.find_elements(By.CSS_SELECTOR, ".widget-slider")
+        assert len(sliders) == 2, f"expected the n and log10 k sliders, found {len(sliders)}"
+
+        def chart_src():
+            imgs = widget.find_elements(By.CSS_SELECTOR, ".widget-output img")
+            return imgs[0].get_attribute("src") if imgs else ""
+
+        before = wait_for(chart_src, 30, "the widget's chart")
+        readout = sliders[0].find_element(By.CSS_SELECTOR, ".widget-readout")
+        assert readout.text.strip() == "2"
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", widget)
+        handle = sliders[0].find_element(By.CSS_SELECTOR, ".noUi-handle")
+        handle.click()
+        handle.send_keys(Keys.ARROW_RIGHT)
+        wait_for(lambda: readout.text.strip() == "3", 10, "the n slider to read 3")
+        after = wait_for(lambda: (s := chart_src()) and s != before and s, 30, "the widget's chart to be redrawn")
+        assert after != before
+        screenshot(driver, "03_widget_after_moving_n")
+
+        # (d) nbgrader's Validate button (toolbar) reports the failing tests in a dialog.
+        buttons = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel-toolbar .jp-ToolbarButtonComponent")
+        button = next((b for b in buttons if b.text.strip() == "Validate"), None)
+        assert button is not None, f"no Validate button in the notebook toolbar: {[b.text for b in buttons]}"
+        button.click()
+        dialog = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, ".jp-Dialog .jp-Dialog-content"),
+                          90, "nbgrader's validation dialog")
+        text = dialog.text
+        screenshot(driver, "04_validate_dialog")
+        print("validate dialog:", text[:500].replace("\n", " | "))
+        assert re.search(r"NotImplementedError|failed", text, flags=re.I), text[:2000]
+        assert "Cannot" not in text and "Version Mismatch" not in text, text[:2000]
+        dialog.find_element(By.CSS_SELECTOR, ".jp-Dialog-footer button").click()
+        wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, ".jp-Dialog"), 10, "the dialog to close")
+
+    print(f"browser test took {time.monotonic() - started:.1f} s")
