@@ -87,6 +87,8 @@ def test_student_session_in_jupyterlab(tmp_path):
         wait_for(lambda: len(code_prompts(driver)) > 5, 60, "the notebook's cells")
         wait_for(lambda: kernel_idle(driver), 60, "the kernel to start (status Idle)")
         screenshot(driver, "01_notebook_opened")
+        page = driver.find_element(By.TAG_NAME, "body").text
+        assert "Create Assignment" not in page, "the instructors' Create Assignment panel is shown to students"
 
         # Run → Run All Cells (and on past the check cells that fail on the blank stubs).
         runs = run_everything(driver)
