@@ -26,7 +26,7 @@ import numpy as np
 
 __all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "next_word_distribution", "train_valid_split",
            "docstring_sentences", "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK",
-           "BOS", "EOS"]
+           "BOS", "EOS", "gap_task"]
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 
@@ -315,3 +315,34 @@ def char_vocab(text: str) -> tuple[list[str], dict[str, int]]:
     itos = sorted(set(text))
     return itos, {c: i for i, c in enumerate(itos)}
 
+
+
+# ---------------------------------------------------------------------------
+# a long-range dependency with a tunable gap (notebook 04)
+
+
+def gap_task(n: int, gap: int, num_keys: int = 4, vocab_size: int = 16, seed: int = 0):
+    """``n`` sequences "key, gap distractors, query" and their answers, the key: (inputs (n, gap + 2), targets (n,)).
+
+    The lecture's "I grew up in France ... I speak fluent ___" made synthetic. Token ids: ``0 ..
+    num_keys - 1`` are the keys ("France"), ``num_keys`` is the query token ("I speak fluent"), the
+    rest are distractors drawn uniformly and independently of the key. ``inputs[:, 0]`` is the key,
+    ``inputs[:, 1:gap + 1]`` the distractors, ``inputs[:, -1]`` the query; ``targets == inputs[:, 0]``.
+    Nothing after the first token says anything about the key, so a model that cannot see ``gap + 2``
+    tokens back can do no better than chance, 1 / num_keys. Reproducible for a given seed.
+    """
+    for name, value in (("n", n), ("num_keys", num_keys), ("vocab_size", vocab_size)):
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}.")
+    if not isinstance(gap, int) or isinstance(gap, bool) or gap < 0:
+        raise ValueError(f"gap must be a non-negative integer, got {gap!r}.")
+    if vocab_size < num_keys + 2:
+        raise ValueError(f"vocab_size must leave room for {num_keys} keys, the query and at least one distractor: "
+                         f"at least {num_keys + 2}, got {vocab_size}.")
+    import torch  # the rest of this module does not need torch
+
+    g = torch.Generator().manual_seed(seed)
+    keys = torch.randint(num_keys, (n,), generator=g)
+    distractors = torch.randint(num_keys + 1, vocab_size, (n, gap), generator=g)
+    query = torch.full((n, 1), num_keys, dtype=torch.long)
+    return torch.cat([keys[:, None], distractors, query], dim=1), keys.clone()

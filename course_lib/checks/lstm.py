@@ -1,0 +1,244 @@
+"""Checks for notebook 04 (the LSTM): the seed's forget-gate worked example and a full LSTM step.
+
+References are PyTorch's own functions and modules (``torch.sigmoid`` computed here, ``nn.LSTMCell``
+with copied weights), never ``course_lib.lstm``, which is switched off while ``lstm_cell`` is
+graded, together with PyTorch's LSTM modules and kernels.
+
+Seed 000's example: h_(t-1) = [1], c_(t-1) = [2], x_t = [0.2], w_f = [1 1] acting on [h_(t-1); x_t],
+b_f = 0, so f_t = sigmoid(1.2) = 0.768525 and c'_t = f_t * c_(t-1) = 1.537050 (the slide: 0.77, 1.54).
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import torch
+from torch import nn
+
+import course_lib.lstm as course_lstm
+from course_lib.checks.builtins import WRITE_IT_YOURSELF, random_tensor
+from course_lib.device import get_device
+from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
+
+#: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
+_LSTM_BUILTINS = [
+    Banned(course_lstm, "lstm_cell", "course_lib.lstm.lstm_cell"),
+    Banned(course_lstm, "lstm_forward", "course_lib.lstm.lstm_forward"),
+    Banned(course_lstm, "_gates_step", "course_lib.lstm._gates_step"),
+    Banned(course_lstm.LSTMLayer, "forward", "course_lib.lstm.LSTMLayer.forward"),
+    Banned(course_lstm.LSTMEncoder, "forward", "course_lib.lstm.LSTMEncoder.forward"),
+    Banned(course_lstm.LSTMLanguageModel, "forward", "course_lib.lstm.LSTMLanguageModel.forward"),
+    Banned(nn, "LSTM", "torch.nn.LSTM"),
+    Banned(nn, "LSTMCell", "torch.nn.LSTMCell"),
+    Banned(nn.modules.rnn, "LSTM", "torch.nn.LSTM"),
+    Banned(nn.modules.rnn, "LSTMCell", "torch.nn.LSTMCell"),
+    Banned(nn.LSTM, "forward", "torch.nn.LSTM.forward"),
+    Banned(nn.LSTMCell, "forward", "torch.nn.LSTMCell.forward"),
+    Banned(torch, "lstm", "torch.lstm"),
+    Banned(torch, "lstm_cell", "torch.lstm_cell"),
+    Banned(torch._VF, "lstm", "torch._VF.lstm"),
+    Banned(torch._VF, "lstm_cell", "torch._VF.lstm_cell"),
+]
+
+
+def _device(device: Any) -> torch.device:
+    return torch.device(device) if device is not None else get_device()
+
+
+# ---------------------------------------------------------------------------
+# the seed's example
+
+SLIDE = {"h_prev": [1.0], "c_prev": [2.0], "x_t": [0.2], "w_f": [[1.0, 1.0]], "b_f": [0.0]}
+
+
+def slide_inputs(dtype: torch.dtype = torch.float64) -> dict[str, torch.Tensor]:
+    """The seed's h_prev (1,), c_prev (1,), x_t (1,), w_f (1, 2) and b_f (1,) as float64 tensors."""
+    return {name: torch.tensor(value, dtype=dtype) for name, value in SLIDE.items()}
+
+
+def _forget(h, x, w_f, b_f, *, phi=torch.sigmoid, bias=True, use_x=True, use_h=True, x_first=False):
+    """f = phi(w_f [h; x] + b_f) with plain tensor operations, correct or with one known mistake."""
+    H = h.shape[-1]
+    w_h, w_x = (w_f[:, -H:], w_f[:, :-H]) if x_first else (w_f[:, :H], w_f[:, H:])
+    a = (w_h @ h if use_h else 0) + (w_x @ x if use_x else 0)
+    if bias:
+        a = a + b_f
+    return phi(a)
+
+
+def _forget_variants() -> list[Variant]:
+    return [
+        Variant("tanh", "you used tanh; a gate is a sigmoid, so that f is between 0 and 1 (a fraction of the cell to keep).",
+                lambda h, x, w, b: _forget(h, x, w, b, phi=torch.tanh)),
+        Variant("no_sigmoid", "f has no sigmoid: f_t = sigmoid(w_f [h_(t-1); x_t] + b_f).",
+                lambda h, x, w, b: _forget(h, x, w, b, phi=lambda a: a)),
+        Variant("no_bias", "the bias b_f is missing: f_t = sigmoid(w_f [h_(t-1); x_t] + b_f).",
+                lambda h, x, w, b: _forget(h, x, w, b, bias=False)),
+        Variant("no_x", "your f ignores x_t: w_f acts on the concatenation [h_(t-1); x_t], both of them.",
+                lambda h, x, w, b: _forget(h, x, w, b, use_x=False)),
+        Variant("no_h", "your f ignores h_(t-1): w_f acts on the concatenation [h_(t-1); x_t], both of them.",
+                lambda h, x, w, b: _forget(h, x, w, b, use_h=False)),
+        Variant("x_first", "you concatenated [x_t; h_(t-1)]: the order is [h_(t-1); x_t], h first, so the first H "
+                "columns of w_f multiply h_(t-1).", lambda h, x, w, b: _forget(h, x, w, b, x_first=True)),
+    ]
+
+
+def _random_forget_case(hidden: int, input_dim: int, seed: int, dtype: torch.dtype, device: torch.device):
+    g = torch.Generator().manual_seed(seed)
+    return (random_tensor((hidden,), dtype, device, g), random_tensor((input_dim,), dtype, device, g),
+            random_tensor((hidden, hidden + input_dim), dtype, device, g), random_tensor((hidden,), dtype, device, g))
+
+
+def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]] = ((3, 2),), seed: int = 0,
+                      dtype: torch.dtype = torch.float32, device: Any = None) -> None:
+    """The seed's example exactly (float64), then random (H, D) cases against torch.sigmoid."""
+    ex = "forget_gate"
+    device = _device(device)
+    s = slide_inputs()
+    cases = [((s["h_prev"], s["x_t"], s["w_f"], s["b_f"]), "the slide's example, float64")]
+    for number, (hidden, input_dim) in enumerate(sizes):
+        cases.append((_random_forget_case(hidden, input_dim, seed + number, dtype, device), f"H={hidden}, D={input_dim}"))
+    for inputs, case in cases:
+        h, x, w_f, b_f = inputs
+        expected = torch.sigmoid(w_f @ torch.cat([h, x]) + b_f)  # (H,)
+        got = call_answer(ex, forget_gate, *(t.clone() for t in inputs))
+        compare(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case)
+    report_pass(ex, f"f = sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f} "
+                    f"for the slide, and equal to sigmoid(w_f [h; x] + b_f) for (H, D) in {list(sizes)}")
+
+
+def _as_float64(ex: str, value: Any, name: str) -> torch.Tensor:
+    if isinstance(value, torch.Tensor):
+        value = value.detach().cpu()
+    try:
+        tensor = torch.as_tensor(value, dtype=torch.float64).reshape(-1)
+    except (TypeError, ValueError, RuntimeError):
+        raise AnswerError(ex, f"{name} should be a number, a list or a tensor, not {describe(value)}.") from None
+    return check_tensor(ex, tensor, what=name, shape=(1,))
+
+
+_TYPED = ("matches to four decimals but not exactly: compute it with your forget_gate instead of typing rounded "
+          "numbers.")
+
+
+def check_slide_example(f_slide: Any, c_slide: Any, *, exact: bool = False) -> None:
+    """f_t and c'_t = f_t * c_(t-1) of the seed's example; ``exact=True`` (hidden) demands full precision."""
+    ex = "slide example"
+    f = _as_float64(ex, f_slide, "f_slide")
+    c = _as_float64(ex, c_slide, "c_slide")
+    exact_f = torch.sigmoid(torch.tensor([1.2], dtype=torch.float64))
+    exact_c = exact_f * 2.0
+    near = lambda a, b: bool(torch.allclose(a, torch.as_tensor(b, dtype=torch.float64).reshape(-1), atol=1e-4, rtol=0))  # noqa: E731
+    for got, expected, name in ((f, exact_f, "f_slide"), (c, exact_c, "c_slide")):
+        if near(got, expected):
+            if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
+                raise AnswerError(ex, f"{name} {_TYPED}")
+            continue
+        t = torch.tensor
+        mistakes = [(t(0.77) if name == "f_slide" else t(1.54), f"{name} is the slide's rounded value; compute it exactly."),
+                    (torch.tanh(t(1.2)) * (1 if name == "f_slide" else 2), f"{name} uses tanh; the forget gate is a sigmoid."),
+                    (torch.sigmoid(t(1.0)) * (1 if name == "f_slide" else 2), f"{name} ignores x_t = 0.2: w_f acts on [h; x] = [1, 0.2]."),
+                    (t(1.2) * (1 if name == "f_slide" else 2), f"{name} has no sigmoid: f = sigmoid(1.2).")]
+        if name == "c_slide":
+            mistakes += [(torch.sigmoid(t(2.2)) * 2, "c_slide used c_(t-1) = 2 instead of h_(t-1) = 1 in the concatenation: "
+                                                     "the forget gate reads [h_(t-1); x_t]."),
+                         (torch.sigmoid(t(2.2)), "c_slide is the forget gate of [c; x], not the cell: use h in the gate and "
+                                                 "multiply f by c."),
+                         (exact_f, "c_slide is f itself: multiply by the old cell, c' = f * c_(t-1) with c_(t-1) = 2."),
+                         (exact_f + 2, "c_slide adds f to the cell; the forget gate multiplies: c' = f * c_(t-1).")]
+        for wrong, message in mistakes:
+            if near(got, wrong):
+                raise AnswerError(ex, message)
+        raise AnswerError(ex, f"{name} = {got.item():.6g} is not right: the correct value is about "
+                              f"{expected.item():.2f} (compute it, do not type it).")
+    report_pass(ex, f"f = {exact_f.item():.6f} and c' = {exact_c.item():.6f}; the slide rounds them to 0.77 and 1.54")
+
+
+# ---------------------------------------------------------------------------
+# lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh) -> (h_t, c_t)
+
+
+def random_lstm_weights(input_dim: int, hidden_dim: int, *, seed: int = 0, dtype: torch.dtype = torch.float32,
+                        device: Any = None) -> dict[str, torch.Tensor]:
+    """W_ih (4H, D), W_hh (4H, H), b_ih, b_hh (4H,) with N(0, 1/2) entries: large enough that every mistake shows."""
+    g = torch.Generator().manual_seed(seed)
+    device = _device(device)
+    scale = 0.5 ** 0.5
+    return {"W_ih": random_tensor((4 * hidden_dim, input_dim), dtype, device, g) * scale,
+            "W_hh": random_tensor((4 * hidden_dim, hidden_dim), dtype, device, g) * scale,
+            "b_ih": random_tensor((4 * hidden_dim,), dtype, device, g) * scale,
+            "b_hh": random_tensor((4 * hidden_dim,), dtype, device, g) * scale}
+
+
+def _torch_cell(p: dict[str, torch.Tensor]) -> nn.LSTMCell:
+    hidden4, input_dim = p["W_ih"].shape
+    cell = nn.LSTMCell(input_dim, hidden4 // 4).to(device=p["W_ih"].device, dtype=p["W_ih"].dtype)
+    with torch.no_grad():
+        for name in ("W_ih", "W_hh", "b_ih", "b_hh"):
+            getattr(cell, {"W_ih": "weight_ih", "W_hh": "weight_hh", "b_ih": "bias_ih", "b_hh": "bias_hh"}[name]).copy_(p[name])
+    return cell
+
+
+def _cell(x, h, c, W_ih, W_hh, b_ih, b_hh, *, order="ifgo", forget_h=False, g_phi=torch.tanh, bias_ih=True,
+          bias_hh=True, squash_c=True, input_gate=True):
+    """One LSTM step with plain tensor operations, correct or with one known mistake."""
+    a = x @ W_ih.T + h @ W_hh.T + (b_ih if bias_ih else 0) + (b_hh if bias_hh else 0)
+    blocks = dict(zip(order, a.chunk(4, dim=-1)))
+    i, f, o = torch.sigmoid(blocks["i"]), torch.sigmoid(blocks["f"]), torch.sigmoid(blocks["o"])
+    g = g_phi(blocks["g"])
+    c_t = f * (h if forget_h else c) + (i * g if input_gate else g)
+    h_t = o * (torch.tanh(c_t) if squash_c else c_t)
+    return h_t, c_t
+
+
+def _cell_variants() -> list[Variant]:
+    def v(name, message, **mistake):
+        return Variant(name, message, lambda *args: _cell(*args, **mistake))
+    order = "PyTorch stacks the gates' rows in the order i, f, g, o (input, forget, candidate, output)"
+    return [
+        v("order_ifog", f"your gates are in the order i, f, o, g: {order}.", order="ifog"),
+        v("order_figo", f"your gates are in the order f, i, g, o: {order}.", order="figo"),
+        v("order_iofg", f"your gates are in the wrong order: {order}.", order="iofg"),
+        v("order_fiog", f"your gates are in the wrong order: {order}.", order="fiog"),
+        v("forget_h", "your forget gate multiplies h_prev; it acts on the old cell: c_t = f * c_prev + i * g.", forget_h=True),
+        v("g_sigmoid", "your candidate g uses the sigmoid; the candidate cell content is tanh (only the gates i, f, o "
+          "are sigmoids).", g_phi=torch.sigmoid),
+        v("g_linear", "your candidate g has no tanh: g = tanh(W_ig x_t + b_ig + W_hg h_prev + b_hg).", g_phi=lambda a: a),
+        v("no_b_hh", "the bias b_hh is missing: every gate adds both biases, b_ih and b_hh.", bias_hh=False),
+        v("no_b_ih", "the bias b_ih is missing: every gate adds both biases, b_ih and b_hh.", bias_ih=False),
+        v("no_bias", "both biases are missing: every gate adds b_ih and b_hh.", bias_ih=False, bias_hh=False),
+        v("no_tanh_c", "h_t = o * c_t has no tanh: h_t = o * tanh(c_t).", squash_c=False),
+        v("no_input_gate", "c_t = f * c_prev + g is missing the input gate: c_t = f * c_prev + i * g.", input_gate=False),
+    ]
+
+
+def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tuple[int, int]] = ((4, 4), (3, 5)),
+                    seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
+    """Checks (h_t, c_t) against nn.LSTMCell with the same weights, for each (D, H) in ``sizes``."""
+    ex = "lstm_cell"
+    device = _device(device)
+    for number, (input_dim, hidden) in enumerate(sizes):
+        p = random_lstm_weights(input_dim, hidden, seed=seed + number, dtype=dtype, device=device)
+        g = torch.Generator().manual_seed(seed + 100 + number)
+        x_t = random_tensor((batch, input_dim), dtype, device, g)
+        h_prev = random_tensor((batch, hidden), dtype, device, g)
+        c_prev = random_tensor((batch, hidden), dtype, device, g) * 2
+        with torch.no_grad():
+            expected_h, expected_c = _torch_cell(p)(x_t, (h_prev, c_prev))
+        inputs = (x_t, h_prev, c_prev, p["W_ih"], p["W_hh"], p["b_ih"], p["b_hh"])
+        result = call_answer(ex, lstm_cell, *(t.clone() for t in inputs), banned=_LSTM_BUILTINS, reason=WRITE_IT_YOURSELF)
+        case = f"x_t {tuple(x_t.shape)}, h_prev and c_prev {tuple(h_prev.shape)}, D={input_dim}, H={hidden}"
+        if isinstance(result, torch.Tensor):
+            raise AnswerError(ex, f"you returned one tensor: return the pair (h_t, c_t) (test case: {case}).")
+        if not isinstance(result, (tuple, list)) or len(result) != 2:
+            raise AnswerError(ex, f"should return a pair (h_t, c_t), not {describe(result)}.")
+        h_t, c_t = result
+        if isinstance(h_t, torch.Tensor) and isinstance(c_t, torch.Tensor) and h_t.shape == c_t.shape \
+                and torch.allclose(h_t.detach().to(expected_c), expected_c, atol=1e-5) \
+                and torch.allclose(c_t.detach().to(expected_h), expected_h, atol=1e-5):
+            raise AnswerError(ex, f"h_t and c_t are swapped: return (h_t, c_t), the hidden state first (test case: {case}).")
+        variants = _cell_variants()
+        compare(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,
+                pick=lambda r: r[0])
+        compare(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
+                pick=lambda r: r[1])
+    report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}")

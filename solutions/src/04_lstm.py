@@ -1,0 +1,338 @@
+# ---
+# cell_timeout: 120
+# ---
+
+# %% [markdown]
+# # 04 · Long Short-Term Memory
+#
+# Notebook 03 ended with a diagnosis: in a simple RNN the gradient reaching step $t$ is multiplied by
+# $\mathrm{diag}(1 - h^2)\,W$ once per step, so it vanishes (or explodes) exponentially, and the model
+# cannot learn that a word far back matters: *"I grew up in France ... I speak fluent ___"* (seed 000).
+#
+# The **LSTM** (Hochreiter & Schmidhuber, 1997) changes the architecture. Next to the hidden state
+# $h_t$ it keeps a **cell state** $c_t$ that is changed only by elementwise **gates**, numbers between
+# 0 and 1 computed by sigmoids from $[h_{t-1}; x_t]$:
+#
+# $$\begin{aligned}
+# i_t &= \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi}) && \text{input gate: how much new content to write}\\
+# f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf}) && \text{forget gate: how much of } c_{t-1} \text{ to keep}\\
+# g_t &= \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) && \text{candidate content}\\
+# o_t &= \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho}) && \text{output gate: how much of the cell to show}\\
+# c_t &= f_t \odot c_{t-1} + i_t \odot g_t \qquad h_t = o_t \odot \tanh(c_t)
+# \end{aligned}$$
+#
+# ($\odot$, the slides' $*$, is elementwise multiplication.) In this notebook you will
+#
+# 1. compute the lecture's forget-gate example (seed 000) exactly (`forget_gate`);
+# 2. write a full LSTM step equal to PyTorch's `nn.LSTMCell` (`lstm_cell`);
+# 3. measure the gradient through time, RNN against LSTM, with notebook 03's instrument;
+# 4. see the difference on a task whose answer lies a tunable number of steps back;
+# 5. meet the bidirectional LSTM that ELMo is built from.
+#
+# **How the exercises work.** As in notebook 03: fill in the cells with `# YOUR CODE HERE`, then run
+# the read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
+# cases (other sizes, float64, exact values). The whole notebook runs in well under a minute.
+
+# %% [setup] id=setup
+import time
+
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from course_lib import data
+from course_lib.checks import lstm as checks
+from course_lib.gradients import lstm_gradient_norms, plot_gradient_norms, rnn_gradient_norms
+from course_lib.lstm import LSTMEncoder
+from course_lib.rnn import RNNLayer
+
+# %% [markdown]
+# ## 1. The forget gate, by hand (seed 000)
+#
+# The lecture works one step of the forget gate with a single cell ($H = 1$) and a single input number:
+#
+# - $h_{t-1} = [1]$, $c_{t-1} = [2]$, $x_t = [0.2]$;
+# - $w_f = [1 \;\; 1]$, acting on the concatenation $[h_{t-1}; x_t]$, and $b_f = 0$;
+# - $f_t = \sigma(w_f [h_{t-1}; x_t] + b_f)$ and $c'_t = c_{t-1} * f_t$: the old cell after forgetting
+#   (the input gate's $i_t \odot g_t$ is added to it afterwards).
+#
+# Write `forget_gate(h_prev, x_t, w_f, b_f)` for any sizes: `h_prev` (H,), `x_t` (D,), `w_f` (H, H + D)
+# whose first H columns multiply $h_{t-1}$ and the last D multiply $x_t$, `b_f` (H,). Return $f_t$ (H,).
+
+# %% [answer] id=forget_gate
+def forget_gate(h_prev, x_t, w_f, b_f):
+    """f_t = sigmoid(w_f [h_prev; x_t] + b_f): h_prev (H,), x_t (D,), w_f (H, H + D), b_f (H,) -> (H,)."""
+    ### BEGIN SOLUTION
+    return torch.sigmoid(w_f @ torch.cat([h_prev, x_t]) + b_f)
+    ### END SOLUTION
+
+# %% [tests] id=check_forget_gate points=1
+"""Check my answer: the slide's example (float64), and H = 3, D = 2 against torch.sigmoid."""
+checks.check_forget_gate(forget_gate)
+### BEGIN HIDDEN TESTS
+checks.check_forget_gate(forget_gate, sizes=((1, 4), (5, 1)), seed=7, dtype=torch.float64)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Now the slide's numbers. Set `f_slide` to $f_t$ and `c_slide` to $c'_t = c_{t-1} * f_t$, **computed**
+# with your `forget_gate` from the tensors below (float64), not typed in.
+
+# %% [answer] id=slide_example
+h_prev, c_prev, x_t, w_f, b_f = (checks.slide_inputs()[k] for k in ("h_prev", "c_prev", "x_t", "w_f", "b_f"))
+### BEGIN SOLUTION
+f_slide = forget_gate(h_prev, x_t, w_f, b_f)
+c_slide = f_slide * c_prev
+### END SOLUTION
+print("f_t =", f_slide, " c'_t =", c_slide)
+
+# %% [tests] id=check_slide_example points=1
+"""Check my answer: f_t and c'_t of the slide's example, to four decimals."""
+checks.check_slide_example(f_slide, c_slide)
+### BEGIN HIDDEN TESTS
+checks.check_slide_example(f_slide, c_slide, exact=True)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The slide prints $w_f[h_{t-1}, x_t] + b_f = [1.2]$, then $f_t = [\sigma(1.2)] = [0.77]$ and
+# $c'_t = [2] * [0.77] = [1.54]$. Exactly, $\sigma(1.2) = 1 / (1 + e^{-1.2}) = 0.768525$ and
+# $c'_t = 2 \times 0.768525 = 1.537050$: the slide's 0.77 and 1.54 are these rounded to two decimals
+# (and $2 \times 0.77 = 1.54$ happens to agree with the exact value rounded, so rounding $f_t$ first does no
+# harm here). About 77% of the cell's content survives this step; with $f_t$ near 1 it would survive
+# almost untouched, and that is the point of the next sections.
+
+# %% [demo]
+print(f"sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f}, "
+      f"times c = 2: {2 * torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f}")
+
+# %% [markdown]
+# ## 2. A whole LSTM step
+#
+# PyTorch keeps the four gates' weights stacked in one matrix, in the order **i, f, g, o**:
+# `W_ih` (4H, D) holds $W_{ii}, W_{if}, W_{ig}, W_{io}$ one under the other, `W_hh` (4H, H) the same for
+# $h_{t-1}$, and `b_ih`, `b_hh` (4H,) the two biases (both are added). So one matrix product gives all
+# four pre-activations side by side, (B, 4H), which `.chunk(4, dim=-1)` cuts into four (B, H) blocks.
+#
+# Write `lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh)` for a batch: `x_t` (B, D), `h_prev`
+# and `c_prev` (B, H). Return the pair `(h_t, c_t)`, each (B, H). It is checked against `nn.LSTMCell`
+# with the same weights. `nn.LSTM`, `nn.LSTMCell`, `torch.lstm_cell` and the course's own LSTM are
+# switched off while your answer is graded.
+
+# %% [answer] id=lstm_cell
+def lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+    """One LSTM step: x_t (B, D), h_prev and c_prev (B, H) -> (h_t, c_t), each (B, H). Gate order i, f, g, o."""
+    ### BEGIN SOLUTION
+    a = x_t @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh  # (B, 4H)
+    a_i, a_f, a_g, a_o = a.chunk(4, dim=-1)  # (B, H) each
+    i, f, g, o = torch.sigmoid(a_i), torch.sigmoid(a_f), torch.tanh(a_g), torch.sigmoid(a_o)
+    c_t = f * c_prev + i * g
+    h_t = o * torch.tanh(c_t)
+    return h_t, c_t
+    ### END SOLUTION
+
+# %% [tests] id=check_lstm_cell points=3
+"""Check my answer: against nn.LSTMCell with the same weights, for D = H = 4 and for D = 3, H = 5."""
+checks.check_lstm_cell(lstm_cell)
+### BEGIN HIDDEN TESTS
+checks.check_lstm_cell(lstm_cell, batch=1, sizes=((2, 7), (6, 6)), seed=3, dtype=torch.float64)
+checks.check_lstm_cell(lstm_cell, batch=5, sizes=((8, 2),), seed=11)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The comparison the check makes, in the open:
+
+# %% [demo]
+torch.manual_seed(0)
+cell = nn.LSTMCell(input_size=3, hidden_size=2)
+x_demo, h_demo, c_demo = torch.randn(2, 3), torch.randn(2, 2), torch.randn(2, 2)
+weights = [p.detach() for p in (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)]
+print("nn.LSTMCell:", [t.detach() for t in cell(x_demo, (h_demo, c_demo))])
+print("lstm_cell:  ", list(lstm_cell(x_demo, h_demo, c_demo, *weights)))
+
+# %% [markdown]
+# ## 3. Gradients through time: RNN against LSTM
+#
+# Why does this help? Follow the gradient backwards along the cell state. From
+# $c_t = f_t \odot c_{t-1} + i_t \odot g_t$, the direct path gives
+#
+# $$\frac{\partial c_t}{\partial c_{t-1}} = \mathrm{diag}(f_t) \quad(+\text{ terms through } h_{t-1} \text{ in the gates})$$
+#
+# The update is **additive**: the old cell is scaled by $f_t$ and something is added, with no weight
+# matrix and no squashing nonlinearity on the way. Going back $k$ steps along this path multiplies the
+# gradient by $f_{t} \odot f_{t-1} \odot \cdots$, a product of numbers the network *controls*: when the
+# forget gates are near 1 the product stays near 1 and the gradient crosses many steps. The simple RNN
+# has no such path; every step multiplies by $\mathrm{diag}(1 - h^2)\,W$.
+#
+# Notebook 03's instrument, now side by side. Both networks get recurrent matrices with spectral
+# radius `weight_scale`; the LSTM's forget-gate bias is 3, so its forget gates start near
+# $\sigma(3) = 0.95$.
+
+# %% [demo]
+T = 60
+norms = {"simple RNN (tanh)": rnn_gradient_norms(T, weight_scale=0.9, input_scale=1.0),
+         "LSTM, forget bias 3": lstm_gradient_norms(T, weight_scale=0.9, forget_bias=3.0, input_scale=1.0),
+         "LSTM, forget bias 0": lstm_gradient_norms(T, weight_scale=0.9, forget_bias=0.0, input_scale=1.0)}
+plot_gradient_norms(norms, title=f"T = {T}, rho(W) = 0.9")
+plt.show()
+for label, n in norms.items():
+    print(f"{label:>22}: ||dL/dh_1|| / ||dL/dh_T|| = {(n[0] / n[-1]).item():.3g}")
+
+# %% [markdown]
+# The RNN's gradient falls by orders of magnitude within a few dozen steps. The LSTM with forget
+# gates near 1 keeps a usable gradient at the start of the sequence; with forget bias 0 its gates
+# start at about 0.5 and the cell path also fades, more slowly than the RNN. This is why LSTM
+# implementations often initialise the forget-gate bias to 1 or more.
+
+# %% [markdown]
+# ## 4. A long-range dependency with a tunable gap
+#
+# `data.gap_task(n, gap)` makes the lecture's *"I grew up in France ... I speak fluent French"*
+# synthetic: each sequence starts with one of 4 **key** tokens ("France"), then `gap` random
+# **distractor** tokens, then a **query** token ("I speak fluent"); the target is the key. Nothing
+# after the first token says anything about it.
+
+# %% [demo]
+x_gap, y_gap = data.gap_task(3, gap=5, seed=0)
+print(x_gap)
+print("targets:", y_gap)
+
+# %% [markdown]
+# Three models read each sequence and predict the key from a linear head:
+#
+# - a **feed-forward** model with a fixed window of the last 8 tokens (notebook 02): it sees the key
+#   only when `gap + 2 <= 8`;
+# - a simple **RNN** and an **LSTM** (hidden size 32, the head on the last hidden state). The LSTM's
+#   forget-gate bias starts at 3.
+#
+# Each is trained with Adam for 300 steps of 64 fresh sequences, then tested on 1000 new ones. Chance
+# is 1/4. This takes about 20 seconds.
+
+# %% [demo]
+NUM_KEYS, VOCAB, EMBED, HIDDEN, WINDOW, STEPS, BATCH = 4, 16, 16, 32, 8, 300, 64
+GAPS = (2, 5, 10, 20, 40)
+
+
+class GapReader(nn.Module):
+    """Embedding -> FFNN window / RNN / LSTM -> a linear head over the keys."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kind = kind
+        self.embedding = nn.Embedding(VOCAB + 1, EMBED)  # one extra id pads the window of short sequences
+        if kind == "LSTM":
+            self.body = LSTMEncoder(EMBED, HIDDEN)
+            with torch.no_grad():
+                self.body.layers[0][0].b_ih[HIDDEN:2 * HIDDEN].fill_(3.0)  # the f block (order i, f, g, o)
+        elif kind == "RNN":
+            self.body = RNNLayer(EMBED, HIDDEN)
+        else:
+            self.body = nn.Sequential(nn.Flatten(), nn.Linear(WINDOW * EMBED, HIDDEN), nn.Tanh())
+        self.head = nn.Linear(HIDDEN, NUM_KEYS)
+
+    def forward(self, idx):
+        if self.kind == "FFNN":  # only the last WINDOW tokens
+            window = nn.functional.pad(idx, (WINDOW, 0), value=VOCAB)[:, -WINDOW:]
+            return self.head(self.body(self.embedding(window)))
+        hs, _ = self.body(self.embedding(idx))  # (B, T, H)
+        return self.head(hs[:, -1])
+
+
+def gap_accuracy(kind, gap):
+    torch.manual_seed(0)
+    model = GapReader(kind)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
+    x, y = data.gap_task(STEPS * BATCH, gap, NUM_KEYS, VOCAB, seed=gap)
+    for step in range(STEPS):
+        batch = slice(step * BATCH, (step + 1) * BATCH)
+        loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    x_test, y_test = data.gap_task(1000, gap, NUM_KEYS, VOCAB, seed=1000 + gap)
+    with torch.no_grad():
+        return (model(x_test).argmax(-1) == y_test).float().mean().item()
+
+
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # tiny models: one thread is faster than several competing ones
+start = time.perf_counter()
+accuracy = {kind: [gap_accuracy(kind, gap) for gap in GAPS] for kind in ("FFNN", "RNN", "LSTM")}
+torch.set_num_threads(threads)
+print(f"{'gap':>5}" + "".join(f"{kind:>8}" for kind in accuracy))
+for k, gap in enumerate(GAPS):
+    print(f"{gap:>5}" + "".join(f"{accuracy[kind][k]:8.2f}" for kind in accuracy))
+print(f"({time.perf_counter() - start:.0f} s)")
+plt.figure(figsize=(6, 3.5))
+for kind, values in accuracy.items():
+    plt.plot(GAPS, values, "o-", label=kind if kind != "FFNN" else f"FFNN, window {WINDOW}")
+plt.axhline(1 / NUM_KEYS, color="k", ls="--", lw=1, label="chance")
+plt.xscale("log")
+plt.xticks(GAPS, [str(g) for g in GAPS])
+plt.minorticks_off()
+plt.xlabel("gap (distractors between key and query)")
+plt.ylabel("test accuracy")
+plt.legend()
+plt.show()
+
+# %% [markdown]
+# The window model is perfect while the key is inside its window and at chance (1/4) as soon as it is
+# not: no amount of training helps, the information is simply not in its input. The RNN learns short
+# gaps but falls to chance once the gap reaches a couple of dozen steps: the information could be
+# carried in $h_t$, but the gradient that would teach it to carry it has vanished. The LSTM, trained
+# the same way, still solves gap 40.
+
+# %% [markdown]
+# ## 5. Reading in both directions: the Bi-LSTM and ELMo
+#
+# A language model must read left to right: it may not see the word it predicts. An **encoder** that
+# only has to *represent* each word can read both ways. In seed 004's *"The poor don't have any money"*,
+# what "poor" means (the people, not bad quality) is settled by the words after it. A **bidirectional
+# LSTM** runs one LSTM left to right and another right to left and concatenates their states: the
+# vector for word $t$ summarises $x_1 \ldots x_t$ *and* $x_t \ldots x_T$. **ELMo** (seeds 002, 004) trains
+# a forward LM and a backward LM on a large corpus and uses their states, combined over layers, as
+# contextual word embeddings.
+
+# %% [demo]
+words = "<START> The poor don't have any money <END>".split()
+torch.manual_seed(0)
+embed = nn.Embedding(len(words), 8)
+bi = LSTMEncoder(8, 6, bidirectional=True)
+with torch.no_grad():
+    states, _ = bi(embed(torch.arange(len(words)))[None])  # (1, T, 2H)
+print("outputs:", tuple(states.shape), "= (batch, words, forward H + backward H)")
+with torch.no_grad():  # change the last real word: only the backward half of "poor" moves
+    changed = torch.arange(len(words))
+    changed[-2] = 0
+    states_changed, _ = bi(embed(changed)[None])
+poor = words.index("poor")
+print("change in 'poor', forward half: ", (states - states_changed)[0, poor, :6].norm().item())
+print("change in 'poor', backward half:", round((states - states_changed)[0, poor, 6:].norm().item(), 4))
+
+# %% [markdown]
+# **Question (graded by your instructor).** In two or three sentences: why does the gradient that flows
+# backwards along the LSTM's cell state not vanish when the forget gates are close to 1, while the
+# simple RNN's does? Use $\partial c_t / \partial c_{t-1}$ and compare with notebook 03's Jacobian.
+
+# %% [written] id=why_cell_state_gradient points=2
+# *Model answer (instructors only).* Along the cell state, c_t = f_t * c_(t-1) + i_t * g_t, so the
+# direct path has dc_t/dc_(t-1) = diag(f_t): going back k steps multiplies the gradient by the
+# product of the forget gates, with no weight matrix and no tanh' in between. When the gates are near
+# 1 this product stays near 1 and the gradient reaches distant steps. In the simple RNN every step
+# multiplies by diag(1 - h_t^2) W, whose norm is typically below 1 (rho(W) < 1, tanh' <= 1), so the
+# product shrinks exponentially. (The update is additive, so the error signal is carried rather than
+# repeatedly squashed; the network learns when to forget.)
+#
+# *Marking:* 1 point for "dc_t/dc_(t-1) = f_t (elementwise; additive update, no W and no tanh
+# derivative on that path), so the product over k steps stays near 1 when f is near 1"; 1 point for
+# "the RNN's Jacobian diag(1 - h^2) W is applied at every step and its product decays like rho(W)^k"
+# (or an equivalent contrast).
+
+# %% [markdown]
+# ## Summary
+#
+# - The forget gate $f_t = \sigma(w_f[h_{t-1}; x_t] + b_f)$ scales the old cell: in the lecture's
+#   example $f_t = \sigma(1.2) = 0.768525$ and $c'_t = 1.537050$ (the slide's 0.77 and 1.54, rounded).
+# - An LSTM step, `nn.LSTMCell`'s layout: one product gives the four gates in the order i, f, g, o;
+#   $c_t = f \odot c_{t-1} + i \odot g$, $h_t = o \odot \tanh(c_t)$.
+# - Along the cell the gradient is multiplied by $f_t$, not by $W$: with forget gates near 1 it
+#   survives many steps, and the LSTM learns a dependency 40 steps back that the RNN cannot.
+# - A Bi-LSTM reads both ways; ELMo's contextual embeddings come from a forward and a backward LSTM LM.
