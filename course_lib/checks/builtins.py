@@ -6,6 +6,7 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 
+from course_lib.device import get_device
 from course_lib.grading import Banned
 
 #: softmax in every spelling PyTorch offers
@@ -21,6 +22,11 @@ SOFTMAX_BUILTINS = [
 ]
 
 WRITE_IT_YOURSELF = "the exercise is to write it yourself; see the cells above for the steps."
+
+
+def check_device(device: Any = None) -> torch.device:
+    """The device a check runs on: the one asked for, else the course's (``COURSE_DEVICE``)."""
+    return torch.device(device) if device is not None else get_device()
 
 
 def random_tensor(shape: tuple[int, ...], dtype: torch.dtype, device: Any, generator: torch.Generator) -> torch.Tensor:

@@ -13,8 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
-from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, random_tensor
-from course_lib.device import get_device
+from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import AnswerError, Banned, Variant, call_answer, compare, describe, report_pass
 
 _COURSE_FFNN = [
@@ -41,10 +40,6 @@ BOS_ID, EOS_ID = 1, 2
 
 def lecture_ids() -> list[list[int]]:
     return [[LECTURE_VOCAB.index(w) for w in s.split()] for s in LECTURE_SENTENCES]
-
-
-def _device(device: Any) -> torch.device:
-    return torch.device(device) if device is not None else get_device()
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +126,7 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
 def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tuple[int, ...]] = ((5,), (2, 3)),
                   seed: int = 0, device: Any = None) -> None:
     ex = "one_hot"
-    device = _device(device)
+    device = check_device(device)
     g = torch.Generator().manual_seed(seed)
     for shape in shapes:
         ids = torch.randint(vocab_size, shape, generator=g).to(device)
@@ -211,7 +206,7 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
                        embed_dim: int = 4, hidden_dim: int = 6, directs: Sequence[bool] = (False, True), seed: int = 0,
                        dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     ex = "ffnn_forward"
-    device = _device(device)
+    device = check_device(device)
     for direct in directs:
         params = random_ffnn_parameters(vocab_size, context_size, embed_dim, hidden_dim, direct, seed, dtype, device)
         g = torch.Generator().manual_seed(seed + 1)
@@ -260,7 +255,7 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
                         dtype: torch.dtype = torch.float32, device: Any = None, large: bool = True) -> None:
     """Checks the mean cross-entropy against F.cross_entropy, including logits near 1000 (stability)."""
     ex = "cross_entropy"
-    device = _device(device)
+    device = check_device(device)
     g = torch.Generator().manual_seed(seed)
     logits = random_tensor((batch, vocab_size), dtype, device, g) * 2
     targets = torch.randint(vocab_size, (batch,), generator=g).to(device)
@@ -296,7 +291,7 @@ def _ranked(scores: torch.Tensor, word_id: int, k: int, *, keep_self: bool = Fal
 def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 12, dim: int = 5, k: int = 3,
                              word_ids: Sequence[int] = (0, 4), seed: int = 0, device: Any = None) -> None:
     ex = "nearest_neighbours"
-    device = _device(device)
+    device = check_device(device)
     g = torch.Generator().manual_seed(seed)
     E = random_tensor((vocab_size, dim), torch.float32, device, g)
     E = E * torch.linspace(0.2, 3.0, vocab_size, device=device)[torch.randperm(vocab_size, generator=g).to(device), None]

@@ -15,8 +15,7 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, random_tensor
-from course_lib.device import get_device
+from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
@@ -38,10 +37,6 @@ _LSTM_BUILTINS = [
     Banned(torch._VF, "lstm", "torch._VF.lstm"),
     Banned(torch._VF, "lstm_cell", "torch._VF.lstm_cell"),
 ]
-
-
-def _device(device: Any) -> torch.device:
-    return torch.device(device) if device is not None else get_device()
 
 
 # ---------------------------------------------------------------------------
@@ -92,7 +87,7 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
                       dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """The seed's example exactly (float64), then random (H, D) cases against torch.sigmoid."""
     ex = "forget_gate"
-    device = _device(device)
+    device = check_device(device)
     s = slide_inputs()
     cases = [((s["h_prev"], s["x_t"], s["w_f"], s["b_f"]), "the slide's example, float64")]
     for number, (hidden, input_dim) in enumerate(sizes):
@@ -161,7 +156,7 @@ def random_lstm_weights(input_dim: int, hidden_dim: int, *, seed: int = 0, dtype
                         device: Any = None) -> dict[str, torch.Tensor]:
     """W_ih (4H, D), W_hh (4H, H), b_ih, b_hh (4H,) with N(0, 1/2) entries: large enough that every mistake shows."""
     g = torch.Generator().manual_seed(seed)
-    device = _device(device)
+    device = check_device(device)
     scale = 0.5 ** 0.5
     return {"W_ih": random_tensor((4 * hidden_dim, input_dim), dtype, device, g) * scale,
             "W_hh": random_tensor((4 * hidden_dim, hidden_dim), dtype, device, g) * scale,
@@ -215,7 +210,7 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
                     seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """Checks (h_t, c_t) against nn.LSTMCell with the same weights, for each (D, H) in ``sizes``."""
     ex = "lstm_cell"
-    device = _device(device)
+    device = check_device(device)
     for number, (input_dim, hidden) in enumerate(sizes):
         p = random_lstm_weights(input_dim, hidden, seed=seed + number, dtype=dtype, device=device)
         g = torch.Generator().manual_seed(seed + 100 + number)

@@ -18,8 +18,7 @@ import torch.nn.utils.clip_grad as clip_grad_module
 from torch import nn
 
 import course_lib.rnn as course_rnn
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, random_tensor
-from course_lib.device import get_device
+from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import AnswerError, Banned, Variant, call_answer, close, compare, describe, report_pass
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
@@ -56,10 +55,6 @@ _SHAPE_HINT = (" Hint: U is (H, D) and W is (H, H), stored as (out, in) like nn.
                "x_t and h_prev are the sequences of the batch, so U x_t for every row is x_t @ U.T.")
 
 
-def _device(device: Any) -> torch.device:
-    return torch.device(device) if device is not None else get_device()
-
-
 def _call(ex: str, func: Callable, *args: Any, **kwargs: Any) -> Any:
     """call_answer, with a hint about the weights' layout when a matrix product does not fit."""
     try:
@@ -74,7 +69,7 @@ def random_rnn_weights(input_dim: int, hidden_dim: int, *, seed: int = 0, dtype:
                        device: Any = None) -> dict[str, torch.Tensor]:
     """U (H, D), W (H, H) and b (H,) with N(0, 1/2) entries: large enough that every mistake shows."""
     g = torch.Generator().manual_seed(seed)
-    device = _device(device)
+    device = check_device(device)
     scale = 0.5 ** 0.5
     return {"U": random_tensor((hidden_dim, input_dim), dtype, device, g) * scale,
             "W": random_tensor((hidden_dim, hidden_dim), dtype, device, g) * scale,
@@ -145,7 +140,7 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
                    seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """Checks h_t against nn.RNNCell with the same weights, for each (D, H) in ``sizes``."""
     ex = "rnn_step"
-    device = _device(device)
+    device = check_device(device)
     for number, (input_dim, hidden) in enumerate(sizes):
         p = random_rnn_weights(input_dim, hidden, seed=seed + number, dtype=dtype, device=device)
         g = torch.Generator().manual_seed(seed + 100 + number)
@@ -218,7 +213,7 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
     there is charged once, in rnn_step's own check.
     """
     ex = "rnn_forward"
-    device = _device(device)
+    device = check_device(device)
     p = random_rnn_weights(input_dim, hidden_dim, seed=seed, dtype=dtype, device=device)
     g = torch.Generator().manual_seed(seed + 100)
     x = random_tensor((batch, seq_len, input_dim), dtype, device, g)
@@ -330,7 +325,7 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
     holds a parameter whose .grad is None.
     """
     ex = "clip_grad_norm"
-    device = _device(device)
+    device = check_device(device)
     n = len(shapes)
     big = [3.0 * max_norm * (i + 1) for i in range(n)]  # total far above max_norm; norms differ per tensor
     small = [0.05 * max_norm] * n  # total far below max_norm

@@ -13,8 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
-from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, random_tensor
-from course_lib.device import get_device
+from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import (
     AnswerError,
     Banned,
@@ -198,7 +197,7 @@ def check_attention_scores(
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, seed_table: bool = True,
 ) -> None:
     ex = "attention_scores"
-    device = torch.device(device) if device is not None else get_device()
+    device = check_device(device)
     cases = []
     if seed_table:
         X = thinking_machines(dtype, device)
@@ -244,7 +243,7 @@ def check_softmax(
 ) -> None:
     """Checks softmax along ``dim`` against torch.softmax, including inputs near 1000 (stability)."""
     ex = "softmax"
-    device = torch.device(device) if device is not None else get_device()
+    device = check_device(device)
     g = torch.Generator().manual_seed(seed)
     x = random_tensor(shape, dtype, device, g)
     cases = [(f"x of shape {tuple(shape)}, dim={dim}", x)]
@@ -340,7 +339,7 @@ def check_self_attention(
 ) -> None:
     """Checks (output, weights) against F.scaled_dot_product_attention, with and without masks."""
     ex = "self_attention"
-    device = torch.device(device) if device is not None else get_device()
+    device = check_device(device)
     g = torch.Generator().manual_seed(seed)
     Q = random_tensor((*batch, n, d_k), dtype, device, g)
     K = random_tensor((*batch, n, d_k), dtype, device, g)
