@@ -197,10 +197,7 @@ def docstring_sentences(min_words: int = 4, max_words: int = 40) -> tuple[tuple[
     lines full of symbols are dropped. Every tenth module (in sorted order) goes to validation,
     so validation prose comes from modules the model has not read. About 2 s, then cached.
     """
-    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
-    files = sorted(root.glob("*.py"))
-    if not files:
-        raise FileNotFoundError(f"no Python standard library sources found under {root}")
+    files = _stdlib_sources()
     train: list[str] = []
     valid: list[str] = []
     for number, path in enumerate(files):
@@ -213,6 +210,15 @@ def docstring_sentences(min_words: int = 4, max_words: int = 40) -> tuple[tuple[
             if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
                 out.extend(_prose_sentences(ast.get_docstring(node) or "", min_words, max_words))
     return tuple(train), tuple(valid)
+
+
+def _stdlib_sources() -> list[pathlib.Path]:
+    """The standard library's top-level .py files on this machine, sorted by name."""
+    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
+    files = sorted(root.glob("*.py"))
+    if not files:
+        raise FileNotFoundError(f"no Python standard library sources found under {root}")
+    return files
 
 
 def _prose_sentences(docstring: str, min_words: int, max_words: int) -> list[str]:
@@ -287,10 +293,7 @@ def stdlib_source_text(max_chars: int = 100_000, seed: int = 0) -> str:
     """
     if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
         raise ValueError(f"max_chars must be a positive integer, got {max_chars!r}")
-    root = pathlib.Path(sysconfig.get_paths()["stdlib"])
-    files = sorted(root.glob("*.py"))
-    if not files:
-        raise FileNotFoundError(f"no Python standard library sources found under {root}")
+    files = _stdlib_sources()
     keep = set(SOURCE_CHARS)
     parts: list[str] = []
     total = 0

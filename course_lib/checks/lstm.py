@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
@@ -102,13 +102,8 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
 
 
 def _as_float64(ex: str, value: Any, name: str) -> torch.Tensor:
-    if isinstance(value, torch.Tensor):
-        value = value.detach().cpu()
-    try:
-        tensor = torch.as_tensor(value, dtype=torch.float64).reshape(-1)
-    except (TypeError, ValueError, RuntimeError):
-        raise AnswerError(ex, f"{name} should be a number, a list or a tensor, not {describe(value)}.") from None
-    return check_tensor(ex, tensor, what=name, shape=(1,))
+    """One number (a float, [x] or a one-element tensor) as a float64 tensor of shape (1,)."""
+    return check_tensor(ex, as_float64(ex, value, None, name).reshape(-1), what=name, shape=(1,))
 
 
 _TYPED = ("matches to four decimals but not exactly: compute it with your forget_gate instead of typing rounded "

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
-from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.grading import (
     AnswerError,
     Banned,
@@ -81,18 +81,6 @@ _ATTENTION_BUILTINS = [
 # the table for "machines", cell by cell
 
 
-def _as_float64(exercise: str, value: Any, shape: tuple[int, ...] | None, what: str) -> torch.Tensor:
-    if value is None:
-        raise AnswerError(exercise, f"{what} is None: assign your result to it.")
-    if value is Ellipsis:
-        raise AnswerError(exercise, f"{what} is still `...`: replace it with your computation.")
-    try:
-        tensor = torch.as_tensor(value, dtype=torch.float64).detach().cpu()
-    except (TypeError, ValueError, RuntimeError):
-        raise AnswerError(exercise, f"{what} should be numbers (a list or a tensor), not {type(value).__name__}.") from None
-    return check_tensor(exercise, tensor, what=what, shape=shape)
-
-
 def _table_steps(round_to: int | None = None) -> dict[str, torch.Tensor]:
     """Every row of the seed's table for "machines", exactly (or rounded at every step)."""
     X = thinking_machines()
@@ -156,7 +144,7 @@ def check_machines_step(step: str, value: Any, *, exact: bool = False) -> None:
         raise ValueError(f"step must be one of {TABLE_STEPS}, got {step!r}")
     ex = f"machines table, {step}"
     name = "z_machines" if step == "z" else f"machines_{step}"
-    got = _as_float64(ex, value, None, name)
+    got = as_float64(ex, value, None, name)
     expected = _table_steps()["weighted" if step == "weighted_values" else step]
     atol = 1e-4
     near = lambda a, b: a.shape == b.shape and bool(torch.allclose(a, b, atol=atol, rtol=0))  # noqa: E731
@@ -379,7 +367,7 @@ def check_space_invader_weights(space_invader_weights: Any, *, exact: bool = Fal
     scores = torch.tensor(SPACE_INVADER_SCORES, dtype=torch.float64)
     causal = torch.ones(4, 4).tril().bool()
     expected = torch.softmax(scores.masked_fill(~causal, float("-inf")), -1)
-    got = _as_float64(ex, space_invader_weights, (4, 4), "space_invader_weights")
+    got = as_float64(ex, space_invader_weights, (4, 4), "space_invader_weights")
     if torch.allclose(got, expected, atol=1e-4, rtol=0):
         if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
             raise AnswerError(ex, f"space_invader_weights {_TYPED}")
@@ -399,7 +387,7 @@ def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> N
     ex = "brown_dog_weights"
     s = torch.tensor(BROWN_DOG_SCORES, dtype=torch.float64)
     expected = torch.softmax(s / math.sqrt(BROWN_DOG_DK), -1)
-    got = _as_float64(ex, brown_dog_weights, (4,), "brown_dog_weights")
+    got = as_float64(ex, brown_dog_weights, (4,), "brown_dog_weights")
     if torch.allclose(got, expected, atol=1e-4, rtol=0):
         if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
             raise AnswerError(ex, f"brown_dog_weights {_TYPED}")
