@@ -115,3 +115,28 @@ def embedding_projection(E, labels, skip=(), title="word embeddings", ax=None):
     ax.set_ylabel("second principal direction")
     ax.set_title(title)
     return ax
+
+
+def coloured_text(text: str, values, title: str = "", vmax: float | None = None, cmap: str = "RdBu_r"):
+    """``text`` with each character on a background coloured by its value (red high, blue low, white 0).
+
+    For showing what one unit of a model does while it reads: ``values`` is one number per
+    character. Returns an ``IPython.display.HTML`` object (shown when it is a cell's last value).
+    """
+    import html
+
+    import numpy as np
+    from IPython.display import HTML
+
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (len(text),):
+        raise ValueError(f"coloured_text needs one value per character: {len(text)} characters, got shape {values.shape}.")
+    scale = vmax if vmax is not None else (np.abs(values).max() or 1.0)
+    colours = plt.get_cmap(cmap)((np.clip(values / scale, -1, 1) + 1) / 2)  # (T, 4) RGBA in [0, 1]
+    spans = []
+    for ch, (r, g, b, _) in zip(text, colours):
+        shown = "&nbsp;" if ch == " " else ("&#8629;<br>" if ch == "\n" else html.escape(ch))
+        spans.append(f'<span style="background:rgb({r * 255:.0f},{g * 255:.0f},{b * 255:.0f})">{shown}</span>')
+    heading = f"<div style='font-weight:bold;margin:4px 0'>{html.escape(title)}</div>" if title else ""
+    return HTML(f"<div>{heading}<div style='font-family:monospace;font-size:12px;line-height:1.35;color:#000;"
+                f"white-space:nowrap;overflow-x:auto'>{''.join(spans)}</div></div>")

@@ -4,8 +4,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from course_lib.lstm import (LSTMConfig, LSTMEncoder, LSTMLanguageModel, lstm_cell, lstm_forward,
-                             lstm_weights_from_torch)
+from course_lib.lstm import (LSTMConfig, LSTMEncoder, LSTMLanguageModel, LSTMLayer, fused_lstm_forward, lstm_cell,
+                             lstm_forward, lstm_weights_from_torch, set_fast_lstm)
 
 TOL = {torch.float32: dict(rtol=1e-4, atol=1e-5), torch.float64: dict(rtol=1e-10, atol=1e-12)}
 DTYPES = [pytest.param(torch.float32, id="float32"), pytest.param(torch.float64, id="float64")]
@@ -67,16 +67,34 @@ def test_lstm_cell_follows_the_gate_equations():
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_lstm_forward_equals_nn_lstm(dtype, device):
+@pytest.mark.parametrize("forward", [lstm_forward, fused_lstm_forward], ids=["loop", "fused"])
+def test_lstm_forward_equals_nn_lstm(dtype, forward, device):
     lstm = nn.LSTM(D, H, batch_first=True).to(device, dtype)
     x = _randn(B, T, D, dtype=dtype, device=device)
     h0, c0 = _randn(B, H, dtype=dtype, device=device), _randn(B, H, dtype=dtype, device=device)
-    hs, (h_T, c_T) = lstm_forward(x, (h0, c0), lstm_weights_from_torch(lstm))
+    hs, (h_T, c_T) = forward(x, (h0, c0), lstm_weights_from_torch(lstm))
     expected_hs, (expected_h, expected_c) = lstm(x, (h0[None], c0[None]))
     torch.testing.assert_close(hs, expected_hs, **TOL[dtype])
     torch.testing.assert_close(h_T, expected_h[0], **TOL[dtype])
     torch.testing.assert_close(c_T, expected_c[0], **TOL[dtype])
-    torch.testing.assert_close(lstm_forward(x, None, lstm_weights_from_torch(lstm))[0], lstm(x)[0], **TOL[dtype])
+    torch.testing.assert_close(forward(x, None, lstm_weights_from_torch(lstm))[0], lstm(x)[0], **TOL[dtype])
+
+
+def test_fused_path_equals_the_loop_with_gradients():
+    """The modules' default (fused) and the readable loop: same outputs and same weight gradients."""
+    layer = LSTMLayer(D, H).double()
+    x = _randn(B, T, D, dtype=torch.float64)
+    grads = {}
+    for fast in (False, True):
+        layer.fast = fast
+        layer.zero_grad()
+        hs, (h, c) = layer(x)
+        (hs.sin().sum() + c.sum()).backward()
+        grads[fast] = (hs.detach(), [p.grad.clone() for p in layer.params])
+    torch.testing.assert_close(grads[True][0], grads[False][0], **TOL[torch.float64])
+    for fused, loop in zip(grads[True][1], grads[False][1]):
+        torch.testing.assert_close(fused, loop, **TOL[torch.float64])
+    assert set_fast_lstm(LSTMLanguageModel(LSTMConfig(vocab_size=V)), False).encoder.layers[0][0].fast is False
 
 
 # ---------------------------------------------------------------------------
@@ -85,9 +103,10 @@ def test_lstm_forward_equals_nn_lstm(dtype, device):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("num_layers,bidirectional", [(1, True), (2, False), (2, True)])
-def test_encoder_equals_nn_lstm(dtype, num_layers, bidirectional, device):
+@pytest.mark.parametrize("fast", [False, True], ids=["loop", "fused"])
+def test_encoder_equals_nn_lstm(dtype, num_layers, bidirectional, fast, device):
     lstm = nn.LSTM(D, H, num_layers=num_layers, bidirectional=bidirectional, batch_first=True).to(device, dtype)
-    encoder = LSTMEncoder(D, H, num_layers, bidirectional).to(device, dtype).load_from_torch(lstm)
+    encoder = set_fast_lstm(LSTMEncoder(D, H, num_layers, bidirectional).to(device, dtype).load_from_torch(lstm), fast)
     rows = num_layers * (2 if bidirectional else 1)
     x = _randn(B, T, D, dtype=dtype, device=device)
     state = (_randn(rows, B, H, dtype=dtype, device=device), _randn(rows, B, H, dtype=dtype, device=device))
@@ -121,9 +140,11 @@ def test_bidirectional_halves_see_the_past_and_the_future():
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("num_layers", [1, 2])
-def test_lm_equals_embedding_lstm_linear(dtype, num_layers, device):
+@pytest.mark.parametrize("fast", [False, True], ids=["loop", "fused"])
+def test_lm_equals_embedding_lstm_linear(dtype, num_layers, fast, device):
     embedding, lstm, head = _torch_lm(num_layers, device, dtype)
     model = LSTMLanguageModel(LSTMConfig(V, D, H, num_layers)).to(device, dtype).load_from_torch(embedding, lstm, head)
+    set_fast_lstm(model, fast)
     idx, targets = _ids(device), _ids(device)
     state = (_randn(num_layers, B, H, dtype=dtype, device=device), _randn(num_layers, B, H, dtype=dtype, device=device))
     logits, loss = model(idx, targets, state=state)
@@ -138,9 +159,11 @@ def test_lm_equals_embedding_lstm_linear(dtype, num_layers, device):
     assert model(idx)[1] is None
 
 
-def test_lm_gradients_equal_pytorchs():
+@pytest.mark.parametrize("fast", [False, True], ids=["loop", "fused"])
+def test_lm_gradients_equal_pytorchs(fast):
     embedding, lstm, head = _torch_lm(2, "cpu", torch.float64)
     model = LSTMLanguageModel(LSTMConfig(V, D, H, num_layers=2)).double().load_from_torch(embedding, lstm, head)
+    set_fast_lstm(model, fast)
     idx, targets = _ids("cpu"), _ids("cpu")
     model(idx, targets)[1].backward()
     F.cross_entropy(head(lstm(embedding(idx))[0]).reshape(-1, V), targets.reshape(-1)).backward()
