@@ -256,14 +256,16 @@ def call_answer(
 
     ``substitutes`` temporarily replaces the student's own helpers (by name, in the
     function's globals) with correct ones, so that a mistake in an earlier exercise is
-    not charged again in a later one that builds on it.
+    not charged again in a later one that builds on it; a helper that is not defined at
+    all (its cell failed or timed out) is supplied the same way.
     """
     if not callable(func):
         raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
     namespace = getattr(func, "__globals__", {})
     saved = {name: namespace[name] for name in (substitutes or {}) if callable(namespace.get(name))}
+    missing = [name for name in (substitutes or {}) if name not in namespace]  # e.g. its cell timed out
     try:
-        namespace.update({name: substitutes[name] for name in saved})
+        namespace.update({name: substitutes[name] for name in [*saved, *missing]})
         with forbidden(exercise, banned, reason, [namespace]):
             return func(*args, **kwargs)
     except NotImplementedError:
@@ -281,6 +283,8 @@ def call_answer(
         ) from None
     finally:
         namespace.update(saved)
+        for name in missing:
+            namespace.pop(name, None)
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

@@ -1,0 +1,403 @@
+"""Checks for notebook 06 (the Transformer): positional encoding, multi-head attention, add & norm, an encoder block.
+
+References are independent of ``course_lib.transformer``: the seed's formula written out with
+``torch.pow`` for the positions, and PyTorch's own ``nn.MultiheadAttention``, ``F.layer_norm`` and
+``nn.TransformerEncoderLayer`` with copied weights for the rest. The wrong-answer catalogues are
+computed with plain tensor operations here.
+
+Weights are plain tensors in a dict, in ``nn.Linear``'s convention (y = x @ W.T + b):
+``W_q, b_q, W_k, b_k, W_v, b_v`` (d_model, d_model) and (d_model,), the projections of all heads side
+by side; ``W_o, b_o`` the output projection; for an encoder block also ``gamma_1, beta_1`` (the
+LayerNorm after attention), ``W_1`` (d_ff, d_model), ``b_1``, ``W_2`` (d_model, d_ff), ``b_2``, and
+``gamma_2, beta_2`` (the LayerNorm after the feed-forward network).
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import course_lib.attention as course_attention
+import course_lib.transformer as course_transformer
+from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
+
+MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
+BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
+
+_POSITION_BUILTINS = [
+    Banned(course_transformer, "positional_encoding", "course_lib.transformer.positional_encoding"),
+    Banned(course_transformer, "sinusoid_frequencies", "course_lib.transformer.sinusoid_frequencies"),
+    Banned(course_transformer.SinusoidalPositions, "forward", "course_lib.transformer.SinusoidalPositions"),
+]
+
+_ATTENTION_BUILTINS = [
+    Banned(nn.MultiheadAttention, "forward", "torch.nn.MultiheadAttention"),
+    Banned(F, "multi_head_attention_forward", "torch.nn.functional.multi_head_attention_forward"),
+    Banned(F, "scaled_dot_product_attention", "torch.nn.functional.scaled_dot_product_attention"),
+    Banned(torch, "_native_multi_head_attention", "torch._native_multi_head_attention"),
+    Banned(course_attention, "scaled_dot_product_attention", "course_lib.attention.scaled_dot_product_attention"),
+    Banned(course_transformer, "scaled_dot_product_attention", "course_lib.attention.scaled_dot_product_attention"),
+    Banned(course_transformer.MultiHeadAttention, "forward", "course_lib.transformer.MultiHeadAttention"),
+]
+
+_NORM_BUILTINS = [
+    Banned(F, "layer_norm", "torch.nn.functional.layer_norm"),
+    Banned(torch, "layer_norm", "torch.layer_norm"),
+    Banned(torch, "native_layer_norm", "torch.native_layer_norm"),
+    Banned(nn.LayerNorm, "forward", "torch.nn.LayerNorm"),
+    Banned(course_transformer.AddNorm, "forward", "course_lib.transformer.AddNorm"),
+]
+
+_BLOCK_BUILTINS = _ATTENTION_BUILTINS + [
+    Banned(nn.TransformerEncoderLayer, "forward", "torch.nn.TransformerEncoderLayer"),
+    Banned(course_transformer.EncoderBlock, "forward", "course_lib.transformer.EncoderBlock"),
+]
+
+
+# ---------------------------------------------------------------------------
+# positional_encoding(max_len, d_model)
+
+
+def _sinusoids(max_len: int, d_model: int, *, swap=False, halves=False, column_exponent=False, no_two=False,
+               start=0) -> torch.Tensor:
+    """PE[pos, 2i] = sin(pos / 10000^(2i / d)), PE[pos, 2i+1] = cos(...), float64; or one known mistake."""
+    pos = torch.arange(start, start + max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    column = torch.arange(d_model, dtype=torch.float64)  # (d,)
+    pair = torch.div(column, 2, rounding_mode="floor")  # i for columns 2i and 2i+1
+    exponent = column / d_model if column_exponent else (pair / d_model if no_two else 2 * pair / d_model)
+    angle = pos / torch.pow(torch.tensor(10000.0, dtype=torch.float64), exponent)  # (max_len, d)
+    if halves:  # sin of every frequency in the first half, cos in the second
+        freq = angle[:, 0::2]
+        return torch.cat([freq.sin(), freq.cos()], dim=1)
+    even = (column % 2 == 0)
+    first, second = (torch.cos, torch.sin) if swap else (torch.sin, torch.cos)
+    return torch.where(even, first(angle), second(angle))
+
+
+def _position_variants(max_len: int, d_model: int) -> list[Variant]:
+    def v(name, message, **mistake):
+        return Variant(name, message, lambda: _sinusoids(max_len, d_model, **mistake))
+    return [
+        v("sin_cos_swapped", "sine and cosine are swapped: even columns 2i get sin, odd columns 2i+1 get cos.", swap=True),
+        v("halves", "you put all the sines in the first half and all the cosines in the second; the paper interleaves "
+          "them: column 2i is sin and column 2i+1 is cos of the same frequency.", halves=True),
+        v("column_exponent", "your exponent uses the column index j, 10000^(j / d_model); columns 2i and 2i+1 share one "
+          "frequency, 10000^(2i / d_model).", column_exponent=True),
+        v("no_two", "your exponent is i / d_model; it is 2i / d_model (the pair index i times 2).", no_two=True),
+        v("from_one", "your positions start at 1; the first position is 0 (PE[0] = [0, 1, 0, 1, ...]).", start=1),
+        Variant("transposed", "your table is transposed: it must have shape (max_len, d_model), one row per position.",
+                lambda: _sinusoids(max_len, d_model).T.contiguous()),
+    ]
+
+
+def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[tuple[int, int]] = ((50, 16), (7, 4)),
+                              atol: float = 1e-4) -> None:
+    """The sinusoidal table against the seed's formula, in float64 (a float32 answer passes within ``atol``)."""
+    ex = "positional_encoding"
+    for max_len, d_model in sizes:
+        expected = _sinusoids(max_len, d_model)
+        got = call_answer(ex, positional_encoding, max_len, d_model, banned=_POSITION_BUILTINS, reason=WRITE_IT_YOURSELF)
+        if not isinstance(got, torch.Tensor):
+            raise AnswerError(ex, f"should return a tensor of shape (max_len, d_model), got {describe(got)}.")
+        if not got.is_floating_point():
+            raise AnswerError(ex, f"should return floating-point numbers, got dtype {got.dtype}.")
+        got = got.detach().to("cpu", torch.float64)
+        case = f"max_len={max_len}, d_model={d_model}"
+        if got.shape == expected.shape and torch.allclose(got, expected, atol=atol, rtol=0):
+            continue
+        for variant in _position_variants(max_len, d_model):
+            wrong = variant.compute()
+            if got.shape == wrong.shape and torch.allclose(got, wrong, atol=atol, rtol=0):
+                raise AnswerError(ex, f"{variant.message} (test case: {case})")
+        check_tensor(ex, got, what="the returned table", shape=expected.shape)
+        worst = (got - expected).abs().max().item()
+        raise AnswerError(ex, f"the returned table has the right shape but the wrong values (test case: {case}): the "
+                              f"largest difference is {worst:.3g}. PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), "
+                              "PE[pos, 2i+1] = cos of the same angle.")
+    report_pass(ex, f"sizes {list(sizes)}")
+
+
+# ---------------------------------------------------------------------------
+# multi_head_attention(query, key, value, weights, num_heads, mask=None)
+
+
+def mha_weights(d_model: int, *, seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None
+                ) -> dict[str, torch.Tensor]:
+    """Random W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o for ``d_model``, large enough that every mistake shows."""
+    device = check_device(device)
+    g = torch.Generator().manual_seed(seed)
+    scale = d_model ** -0.5
+    return {key: random_tensor((d_model, d_model) if key.startswith("W") else (d_model,), dtype, device, g)
+            * (scale if key.startswith("W") else 0.5) for key in MHA_KEYS}
+
+
+def torch_mha(weights: dict[str, torch.Tensor], num_heads: int) -> nn.MultiheadAttention:
+    """``nn.MultiheadAttention(batch_first=True)`` holding ``weights`` (W_q, W_k, W_v stacked as in_proj_weight)."""
+    W_q = weights["W_q"]
+    mha = nn.MultiheadAttention(W_q.shape[0], num_heads, batch_first=True).to(W_q.device, W_q.dtype)
+    with torch.no_grad():
+        mha.in_proj_weight.copy_(torch.cat([weights["W_q"], weights["W_k"], weights["W_v"]]))
+        mha.in_proj_bias.copy_(torch.cat([weights["b_q"], weights["b_k"], weights["b_v"]]))
+        mha.out_proj.weight.copy_(weights["W_o"])
+        mha.out_proj.bias.copy_(weights["b_o"])
+    return mha.eval()
+
+
+def _torch_mask(mask: torch.Tensor | None, num_heads: int) -> torch.Tensor | None:
+    """Our mask (True = may attend; (T_q, T_k) or (B, T_q, T_k)) in nn.MultiheadAttention's form (True = blocked)."""
+    if mask is None:
+        return None
+    if mask.dim() == 3:  # (B, T_q, T_k) -> (B * h, T_q, T_k), batch-major as PyTorch expects
+        mask = mask.repeat_interleave(num_heads, dim=0)
+    return ~mask
+
+
+def _mha(query, key, value, w, num_heads, mask=None, *, split="heads_last", scale="d_head", out_proj=True,
+         mask_dims="per_sequence", merge="transpose_back"):
+    """Multi-head attention with plain tensor operations, correct or with one known mistake."""
+    B, T_q, d = query.shape
+    T_k, d_head = key.shape[1], d // num_heads
+
+    def heads(x):  # (B, T, d) -> (B, h, T, d_head)
+        if split == "wrong_axis":  # reads the (T, d) block as if it were (h, T, d_head)
+            return x.reshape(B, num_heads, x.shape[1], d_head)
+        return x.view(B, x.shape[1], num_heads, d_head).transpose(1, 2)
+
+    q = heads(query @ w["W_q"].T + w["b_q"])
+    k = heads(key @ w["W_k"].T + w["b_k"])
+    v = heads(value @ w["W_v"].T + w["b_v"])
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head if scale == "d_head" else d)  # (B, h, T_q, T_k)
+    if mask is not None:
+        if mask.dim() == 3:
+            mask = mask[:, None] if mask_dims == "per_sequence" else mask[None]  # wrong: (1, B, T_q, T_k)
+        scores = scores.masked_fill(~mask, float("-inf"))
+    out = torch.softmax(scores, dim=-1) @ v  # (B, h, T_q, d_head)
+    if merge == "no_transpose":
+        out = out.reshape(B, T_q, d)
+    else:
+        out = out.transpose(1, 2).reshape(B, T_q, d)  # heads side by side again
+    return out @ w["W_o"].T + w["b_o"] if out_proj else out
+
+
+def _mha_variants() -> list[Variant]:
+    def v(name, message, **mistake):
+        return Variant(name, message, lambda q, k, val, w, h, m: _mha(q, k, val, w, h, m, **mistake))
+    return [
+        v("split_wrong_axis", "your heads are split along the wrong axis: view the projected (B, T, d_model) as "
+          "(B, T, h, d_head) and then move h forward with .transpose(1, 2); reshaping straight to (B, h, T, d_head) "
+          "mixes positions into heads.", split="wrong_axis"),
+        v("scale_d_model", "you scaled the scores by sqrt(d_model); each head works in d_head = d_model / h "
+          "dimensions, so divide by sqrt(d_head).", scale="d_model"),
+        v("no_output_projection", "the output projection is missing: after concatenating the heads, multiply by "
+          "W_o (out @ W_o.T + b_o) so that the heads' results are mixed.", out_proj=False),
+        v("merge_without_transpose", "you concatenated the heads without moving h back: (B, h, T, d_head) must "
+          "become (B, T, h, d_head) (.transpose(1, 2)) before the reshape to (B, T, d_model).", merge="no_transpose"),
+        v("mask_wrong_dims", "your per-sequence mask is broadcast over the wrong dimensions: a (B, T_q, T_k) mask "
+          "must become (B, 1, T_q, T_k), the same for every head (mask[:, None]), not (1, B, T_q, T_k).",
+          mask_dims="wrong"),
+    ]
+
+
+#: While a later exercise is graded, the student's own helpers are replaced by correct ones.
+_CORRECT_MHA = {"multi_head_attention": lambda q, k, v, w, h, mask=None: _mha(q, k, v, w, h, mask)}
+
+
+def _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
+    for kind in masks:
+        query = random_tensor((batch, t_q, d_model), dtype, device, g)
+        key = query if kind != "cross" else random_tensor((batch, t_k, d_model), dtype, device, g)
+        n_k = key.shape[1]
+        mask = None
+        if kind == "causal":
+            mask = torch.ones(t_q, n_k, dtype=torch.bool).tril().to(device)
+        elif kind == "per_sequence":  # every row keeps at least its diagonal, so no query is left with nothing
+            mask = ((torch.rand((batch, t_q, n_k), generator=g) > 0.5) | torch.eye(t_q, n_k, dtype=torch.bool)).to(device)
+        yield kind, query, key, mask
+
+
+def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2, t_q: int = 5, t_k: int = 6,
+                               d_model: int = 8, num_heads: int = 2,
+                               masks: Sequence[str] = ("none", "causal", "per_sequence", "cross"),
+                               dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
+    """Against ``nn.MultiheadAttention`` with the same weights: self-attention with no mask, a causal mask and a
+    per-sequence (B, T_q, T_k) mask, and cross-attention (keys and values of another length)."""
+    ex = "multi_head_attention"
+    device = check_device(device)
+    g = torch.Generator().manual_seed(seed)
+    w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
+    reference = torch_mha(w, num_heads)
+    for kind, query, key, mask in _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
+        with torch.no_grad():
+            expected, _ = reference(query, key, key, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+        got = call_answer(ex, multi_head_attention, query.clone(), key.clone(), key.clone(),
+                          {k: t.clone() for k, t in w.items()}, num_heads, mask=None if mask is None else mask.clone(),
+                          banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
+        label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
+        compare(ex, got, expected, inputs=(query, key, key, w, num_heads, mask), variants=_mha_variants(),
+                what="the returned output", case=label)
+    report_pass(ex, f"equal to nn.MultiheadAttention with {num_heads} heads; masks: {', '.join(masks)}")
+
+
+# ---------------------------------------------------------------------------
+# add_norm(x, sublayer_out, gamma, beta, eps=1e-5)
+
+
+def _layer_norm(x, gamma, beta, eps, *, unbiased=False, dim=-1, eps_outside=False, affine=True):
+    """LayerNorm over ``dim`` with plain tensor operations, correct or with one known mistake."""
+    mean = x.mean(dim, keepdim=True)
+    var = x.var(dim, keepdim=True, correction=1 if unbiased else 0)
+    normed = (x - mean) / (var.sqrt() + eps if eps_outside else (var + eps).sqrt())
+    return normed * gamma + beta if affine else normed
+
+
+def _add_norm(x, s, gamma, beta, eps=1e-5, *, order="post", **norm):
+    if order == "no_residual":
+        return _layer_norm(s, gamma, beta, eps, **norm)
+    if order == "norm_sublayer_then_add":
+        return x + _layer_norm(s, gamma, beta, eps, **norm)
+    return _layer_norm(x + s, gamma, beta, eps, **norm)
+
+
+def _add_norm_variants() -> list[Variant]:
+    def v(name, message, **mistake):
+        return Variant(name, message, lambda x, s, g, b, eps: _add_norm(x, s, g, b, eps, **mistake))
+    return [
+        v("no_residual", "the residual is missing: add the sublayer's input x to its output before normalising, "
+          "LayerNorm(x + sublayer(x)).", order="no_residual"),
+        v("norm_then_add", "you normalised the sublayer's output and then added x; post-norm adds first and "
+          "normalises the sum: LayerNorm(x + sublayer(x)).", order="norm_sublayer_then_add"),
+        v("unbiased_variance", "you used the unbiased variance (dividing by d - 1); LayerNorm divides by d "
+          "(var(..., correction=0) or unbiased=False).", unbiased=True),
+        v("wrong_axis", "you normalised over the wrong axis: LayerNorm normalises each position's vector, over the "
+          "last dimension (d_model).", dim=-2),
+        v("eps_outside_sqrt", "eps is outside the square root: divide by sqrt(var + eps), not by sqrt(var) + eps.",
+          eps_outside=True),
+        v("no_gamma_beta", "gamma and beta are missing: after normalising, scale by gamma and shift by beta.",
+          affine=False),
+        Variant("gamma_beta_swapped", "gamma and beta are swapped: the normalised value is multiplied by gamma and "
+                "beta is added.", lambda x, s, g, b, eps: _add_norm(x, s, b, g, eps)),
+    ]
+
+
+_CORRECT_ADD_NORM = {"add_norm": lambda x, s, gamma, beta, eps=1e-5: _add_norm(x, s, gamma, beta, eps)}
+
+
+def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), eps_values: Sequence[float] = (1e-5, 0.5),
+                   dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
+    """LayerNorm(x + sublayer_out) against ``F.layer_norm``; a large eps shows where eps goes."""
+    ex = "add_norm"
+    device = check_device(device)
+    g = torch.Generator().manual_seed(seed)
+    d = shape[-1]
+    for eps in eps_values:
+        x = random_tensor(shape, dtype, device, g)
+        s = random_tensor(shape, dtype, device, g) * 2 + 1
+        gamma = 1 + 0.5 * random_tensor((d,), dtype, device, g)
+        beta = 0.5 * random_tensor((d,), dtype, device, g)
+        expected = F.layer_norm(x + s, (d,), gamma, beta, eps)
+        got = call_answer(ex, add_norm, x.clone(), s.clone(), gamma.clone(), beta.clone(), eps=eps,
+                          banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF)
+        compare(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=_add_norm_variants(),
+                what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}")
+    report_pass(ex, f"equal to F.layer_norm(x + sublayer_out) for eps in {list(eps_values)}")
+
+
+# ---------------------------------------------------------------------------
+# encoder_block(x, weights, num_heads, mask=None)
+
+
+def encoder_weights(d_model: int, d_ff: int, *, seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None
+                    ) -> dict[str, torch.Tensor]:
+    """Random weights of a post-norm encoder block under the names of :data:`BLOCK_KEYS`."""
+    device = check_device(device)
+    w = mha_weights(d_model, seed=seed, dtype=dtype, device=device)
+    g = torch.Generator().manual_seed(seed + 1000)
+    for k in (1, 2):
+        w[f"gamma_{k}"] = 1 + 0.3 * random_tensor((d_model,), dtype, device, g)
+        w[f"beta_{k}"] = 0.3 * random_tensor((d_model,), dtype, device, g)
+    w["W_1"] = random_tensor((d_ff, d_model), dtype, device, g) * d_model ** -0.5
+    w["b_1"] = 0.3 * random_tensor((d_ff,), dtype, device, g)
+    w["W_2"] = random_tensor((d_model, d_ff), dtype, device, g) * d_ff ** -0.5
+    w["b_2"] = 0.3 * random_tensor((d_model,), dtype, device, g)
+    return w
+
+
+def torch_encoder_layer(weights: dict[str, torch.Tensor], num_heads: int) -> nn.TransformerEncoderLayer:
+    """``nn.TransformerEncoderLayer`` (post-norm, ReLU, no dropout, batch_first) holding ``weights``."""
+    d_ff, d_model = weights["W_1"].shape
+    layer = nn.TransformerEncoderLayer(d_model, num_heads, d_ff, dropout=0.0, batch_first=True, norm_first=False)
+    layer = layer.to(weights["W_1"].device, weights["W_1"].dtype)
+    attention = torch_mha(weights, num_heads)
+    with torch.no_grad():
+        layer.self_attn.load_state_dict(attention.state_dict())
+        for ours, theirs in (("W_1", layer.linear1.weight), ("b_1", layer.linear1.bias), ("W_2", layer.linear2.weight),
+                             ("b_2", layer.linear2.bias), ("gamma_1", layer.norm1.weight), ("beta_1", layer.norm1.bias),
+                             ("gamma_2", layer.norm2.weight), ("beta_2", layer.norm2.bias)):
+            theirs.copy_(weights[ours])
+    return layer.eval()
+
+
+def _block(x, w, h, mask=None, *, norm_first=False, ffn_activation=torch.relu, attention_residual=True,
+           ffn_residual=True, first_norm="gamma_1"):
+    """A post-norm encoder block with plain tensor operations, correct or with one known mistake."""
+    other = "gamma_2" if first_norm == "gamma_1" else "gamma_1"
+    n1 = (w[first_norm], w["beta_1" if first_norm == "gamma_1" else "beta_2"])
+    n2 = (w[other], w["beta_2" if other == "gamma_2" else "beta_1"])
+
+    def ffn(y):
+        return ffn_activation(y @ w["W_1"].T + w["b_1"]) @ w["W_2"].T + w["b_2"]
+
+    def norm(y, params):
+        return _layer_norm(y, *params, 1e-5)
+
+    if norm_first:  # pre-norm: x + sublayer(LayerNorm(x))
+        y = norm(x, n1)
+        x = x + _mha(y, y, y, w, h, mask)
+        return x + ffn(norm(x, n2))
+    a = _mha(x, x, x, w, h, mask)
+    x = norm(x + a if attention_residual else a, n1)
+    f = ffn(x)
+    return norm(x + f if ffn_residual else f, n2)
+
+
+def _block_variants() -> list[Variant]:
+    def v(name, message, **mistake):
+        return Variant(name, message, lambda x, w, h, m: _block(x, w, h, m, **mistake))
+    return [
+        v("pre_norm", "your block is pre-norm (x + sublayer(LayerNorm(x))); nn.TransformerEncoderLayer and the 2017 "
+          "paper are post-norm: LayerNorm(x + sublayer(x)).", norm_first=True),
+        v("no_relu", "the feed-forward network has no ReLU between its two linear layers: "
+          "FFN(x) = relu(x W_1^T + b_1) W_2^T + b_2.", ffn_activation=lambda y: y),
+        v("gelu", "the feed-forward network uses GELU; this block (and the paper) uses ReLU.", ffn_activation=F.gelu),
+        v("no_attention_residual", "the residual around the attention is missing: LayerNorm(x + attention(x)).",
+          attention_residual=False),
+        v("no_ffn_residual", "the residual around the feed-forward network is missing: LayerNorm(x + FFN(x)).",
+          ffn_residual=False),
+        v("norms_swapped", "the two LayerNorms are swapped: gamma_1, beta_1 follow the attention and gamma_2, beta_2 "
+          "follow the feed-forward network.", first_norm="gamma_2"),
+    ]
+
+
+def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int = 5, d_model: int = 8,
+                        num_heads: int = 2, d_ff: int = 16, masks: Sequence[str] = ("none", "causal"),
+                        dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
+    """Against ``nn.TransformerEncoderLayer`` with the same weights; your multi_head_attention and add_norm are
+    replaced by correct ones meanwhile, so a mistake there is not charged twice."""
+    ex = "encoder_block"
+    device = check_device(device)
+    g = torch.Generator().manual_seed(seed)
+    w = encoder_weights(d_model, d_ff, seed=seed + 1, dtype=dtype, device=device)
+    reference = torch_encoder_layer(w, num_heads)
+    for kind, x, _, mask in _mha_cases(batch, length, length, d_model, masks, dtype, device, g):
+        with torch.no_grad():
+            expected = reference(x, src_mask=_torch_mask(mask, num_heads))
+        got = call_answer(ex, encoder_block, x.clone(), {k: t.clone() for k, t in w.items()}, num_heads,
+                          mask=None if mask is None else mask.clone(), banned=_BLOCK_BUILTINS,
+                          reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM})
+        compare(ex, got, expected, inputs=(x, w, num_heads, mask), variants=_block_variants(),
+                what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}")
+    report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")

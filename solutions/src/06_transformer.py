@@ -1,0 +1,365 @@
+# ---
+# cell_timeout: 180
+# ---
+
+# %% [markdown]
+# # 06 · The Transformer
+#
+# Notebook 05 built one attention head: $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$. The Transformer
+# (Vaswani et al., 2017, "Attention is all you need") is that head, several times side by side, plus
+# a few parts that make it trainable and deep (seeds 001–003):
+#
+# - **positional encoding**: attention alone does not know the order of the words;
+# - **multi-head attention**: $h$ heads, each in its own $d_{head} = d_{model}/h$ dimensions;
+# - **add & norm**: a residual connection and a LayerNorm around every sublayer;
+# - the **encoder block** (self-attention + a position-wise feed-forward network) and the
+#   **decoder block** (masked self-attention + cross-attention + feed-forward).
+#
+# In this notebook you will write the first four as functions, each checked against PyTorch's own
+# module with the same weights; measure seed 002's complexity argument (attention costs $O(n^2 d)$,
+# recurrence $O(n d^2)$ and $n$ sequential steps); and train a Transformer language model on the
+# same Python source as notebook 04's LSTM, then compare every language model of the course on it.
+#
+# **How the exercises work.** As before: fill in the cells with `# YOUR CODE HERE`, then run the
+# read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
+# cases (other sizes, float64). Weights are passed as a dict of tensors in `nn.Linear`'s convention,
+# $y = x W^\top + b$. The notebook runs in about a minute on a laptop CPU.
+
+# %% [setup] id=setup
+import math
+
+import matplotlib.pyplot as plt
+import torch
+from torch import nn
+
+from course_lib import complexity
+from course_lib.checks import transformer as checks
+from course_lib.device import get_device
+from course_lib.lstm import LSTMLayer
+from course_lib.transformer import DecoderBlock, BlockConfig, MultiHeadAttention, copy_from_torch, positional_shift_matrices
+
+torch.set_printoptions(precision=4, sci_mode=False)
+device = get_device()
+print(f"torch {torch.__version__}, running on {device}")
+
+# %% [markdown]
+# ## 1. Where is each word? Positional encoding
+#
+# Self-attention treats its input as a *set*: shuffle the words and every word gets the same output
+# as before, only shuffled. "Dog bites man" and "man bites dog" would look the same. The check, with
+# PyTorch's attention layer:
+
+# %% [demo]
+torch.manual_seed(0)
+attention = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True).eval()
+words = torch.randn(1, 5, 8)  # (batch, 5 words, d_model)
+shuffle = torch.tensor([3, 0, 4, 1, 2])
+with torch.no_grad():
+    out, _ = attention(words, words, words)
+    out_shuffled, _ = attention(words[:, shuffle], words[:, shuffle], words[:, shuffle])
+print("shuffling the words only shuffles the outputs:", torch.allclose(out[:, shuffle], out_shuffled, atol=1e-6))
+
+# %% [markdown]
+# So the Transformer adds to each word's embedding a vector that depends on its position. The paper
+# (seed 003) uses fixed sines and cosines of different frequencies:
+#
+# $$PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad
+#   PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)$$
+#
+# Column pairs $(2i, 2i+1)$ share one frequency $\omega_i = 1/10000^{2i/d_{model}}$: the first pair
+# turns fast (one turn every $2\pi \approx 6$ positions), the last ones very slowly. Positions start at 0.
+#
+# Write `positional_encoding(max_len, d_model)` returning the (max_len, d_model) table as a float
+# tensor (`d_model` is even).
+
+# %% [answer] id=positional_encoding
+def positional_encoding(max_len, d_model):
+    """The sinusoidal table: (max_len, d_model), PE[pos, 2i] = sin(pos * w_i), PE[pos, 2i+1] = cos(pos * w_i)."""
+    ### BEGIN SOLUTION
+    pos = torch.arange(max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model/2,): 0, 2, 4, ...
+    angle = pos / 10000 ** (two_i / d_model)  # (max_len, d_model/2)
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe
+    ### END SOLUTION
+
+# %% [tests] id=check_positional_encoding points=2
+"""Check my answer: against the formula for (max_len, d_model) = (50, 16) and (7, 4)."""
+checks.check_positional_encoding(positional_encoding)
+### BEGIN HIDDEN TESTS
+checks.check_positional_encoding(positional_encoding, sizes=((1, 2), (100, 64), (13, 6)))
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Each row is one position's vector. Low columns oscillate quickly along the positions, high columns
+# slowly, like the digits of a counter, so every position gets a different pattern:
+
+# %% [demo]
+pe = positional_encoding(100, 64)
+fig, (ax_map, ax_lines) = plt.subplots(1, 2, figsize=(12, 3.5))
+image = ax_map.imshow(pe.T, aspect="auto", cmap="RdBu_r", vmin=-1, vmax=1)
+ax_map.set(xlabel="position", ylabel="dimension", title="PE: one column per position")
+fig.colorbar(image, ax=ax_map)
+for column in (0, 1, 10, 30):
+    ax_lines.plot(pe[:, column], label=f"dimension {column}")
+ax_lines.set(xlabel="position", ylabel="value", title="a few dimensions along the positions")
+ax_lines.legend(loc="lower left", fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Why sines and cosines? The paper's reason: *"for any fixed offset $k$, $PE_{pos+k}$ can be
+# represented as a linear function of $PE_{pos}$."* Each (sin, cos) pair is a point on a circle at
+# angle $pos\,\omega_i$; moving $k$ positions on is a **rotation** by $k\,\omega_i$, and the rotation
+# matrix does not depend on $pos$:
+#
+# $$\begin{pmatrix}\sin((pos+k)\omega)\\ \cos((pos+k)\omega)\end{pmatrix} =
+#   \begin{pmatrix}\cos k\omega & \sin k\omega\\ -\sin k\omega & \cos k\omega\end{pmatrix}
+#   \begin{pmatrix}\sin(pos\,\omega)\\ \cos(pos\,\omega)\end{pmatrix}$$
+#
+# So "the word 3 positions back" is one fixed linear map, the same everywhere in the sentence, which
+# attention's projections can learn. Checked on your table, and a consequence: the dot product of two
+# position vectors depends only on their distance.
+
+# %% [demo]
+k = 3
+M = torch.block_diag(*positional_shift_matrices(k, 64)).float()  # (64, 64): one rotation per (sin, cos) pair
+moved = pe[:-k] @ M.T  # row pos: M @ PE[pos]
+print(f"max |M_k PE[pos] - PE[pos + k]| over all positions: {(moved - pe[k:]).abs().max():.2e}")
+similarity = pe @ pe.T  # (100, 100): PE[p] . PE[q]
+fig, (ax_sim, ax_rows) = plt.subplots(1, 2, figsize=(11, 3.5))
+ax_sim.imshow(similarity, cmap="viridis")
+ax_sim.set(xlabel="position q", ylabel="position p", title="PE[p] · PE[q]")
+for p in (20, 50, 75):
+    ax_rows.plot(range(-20, 21), similarity[p, p - 20:p + 21], label=f"p = {p}")
+ax_rows.set(xlabel="q - p", ylabel="PE[p] · PE[q]", title="the same curve around every position")
+ax_rows.legend()
+plt.show()
+
+# %% [markdown]
+# ## 2. Multi-head attention
+#
+# One head averages the values with one set of weights, so it can follow one kind of relation at a
+# time. The Transformer runs $h$ heads in parallel, each in a $d_{head} = d_{model}/h$ dimensional
+# subspace (seed 003: $h = 8$, $d_{model} = 512$, $d_{head} = 64$), so the total cost is that of one
+# full-width head:
+#
+# $$\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_h)\,W^O, \qquad
+#   \mathrm{head}_j = \mathrm{softmax}\!\left(\frac{Q W^Q_j (K W^K_j)^\top}{\sqrt{d_{head}}}\right) V W^V_j$$
+#
+# In code, all heads' projections are one (d_model, d_model) matrix each, `W_q`, `W_k`, `W_v`, whose
+# output columns are head 1's $d_{head}$ columns, then head 2's, and so on. Step by step, for
+# `query` (B, T_q, d_model) and `key`, `value` (B, T_k, d_model):
+#
+# 1. project: `q = query @ W_q.T + b_q`, (B, T_q, d_model), and the same for k and v;
+# 2. **split the heads**: view (B, T, d_model) as (B, T, h, d_head), then `.transpose(1, 2)` to
+#    (B, h, T, d_head), so that every head is a separate "batch" entry;
+# 3. attend in every head at once: scores (B, h, T_q, T_k) divided by $\sqrt{d_{head}}$, the mask,
+#    softmax over the keys, times v;
+# 4. **concatenate**: back to (B, T_q, h, d_head) and reshape to (B, T_q, d_model);
+# 5. project with `W_o`, `b_o`.
+#
+# The mask is bool with True = may attend, either (T_q, T_k) for every sequence (a causal mask) or
+# (B, T_q, T_k), one per sequence; the same for every head. Write
+# `multi_head_attention(query, key, value, weights, num_heads, mask=None)` returning the output
+# (B, T_q, d_model). `weights` holds `W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o`. PyTorch's attention
+# functions and the course's own are switched off while it is graded; `torch.softmax` is fine.
+
+# %% [answer] id=multi_head_attention
+def multi_head_attention(query, key, value, weights, num_heads, mask=None):
+    """query (B, T_q, d_model), key and value (B, T_k, d_model) -> (B, T_q, d_model)."""
+    ### BEGIN SOLUTION
+    B, T_q, d_model = query.shape
+    d_head = d_model // num_heads
+
+    def split_heads(x):  # (B, T, d_model) -> (B, h, T, d_head)
+        return x.view(B, x.shape[1], num_heads, d_head).transpose(1, 2)
+
+    q = split_heads(query @ weights["W_q"].T + weights["b_q"])
+    k = split_heads(key @ weights["W_k"].T + weights["b_k"])
+    v = split_heads(value @ weights["W_v"].T + weights["b_v"])
+    scores = q @ k.transpose(-2, -1) / math.sqrt(d_head)  # (B, h, T_q, T_k)
+    if mask is not None:
+        if mask.dim() == 3:  # (B, T_q, T_k): the same for every head
+            mask = mask[:, None]
+        scores = scores.masked_fill(~mask, float("-inf"))
+    heads = torch.softmax(scores, dim=-1) @ v  # (B, h, T_q, d_head)
+    concatenated = heads.transpose(1, 2).reshape(B, T_q, d_model)  # (B, T_q, d_model)
+    return concatenated @ weights["W_o"].T + weights["b_o"]
+    ### END SOLUTION
+
+# %% [tests] id=check_multi_head_attention points=4
+"""Check my answer: against nn.MultiheadAttention with the same weights (no mask, causal, per-sequence, cross-attention)."""
+checks.check_multi_head_attention(multi_head_attention)
+### BEGIN HIDDEN TESTS
+checks.check_multi_head_attention(multi_head_attention, batch=3, t_q=4, t_k=7, d_model=12, num_heads=3,
+                                  dtype=torch.float64, seed=5)
+checks.check_multi_head_attention(multi_head_attention, batch=4, t_q=6, t_k=6, d_model=16, num_heads=4,
+                                  masks=("per_sequence",), seed=9)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# What the check compares, in the open: PyTorch's `nn.MultiheadAttention` keeps $W^Q, W^K, W^V$
+# stacked in one `in_proj_weight` (3 d_model, d_model) and $W^O$ in `out_proj`; its masks use the
+# opposite convention (True = *blocked*), hence the `~`.
+
+# %% [demo]
+weights = checks.mha_weights(8, seed=0)
+torch_attention = checks.torch_mha(weights, num_heads=2)
+x = torch.randn(2, 5, 8)
+causal = torch.ones(5, 5, dtype=torch.bool).tril()
+with torch.no_grad():
+    theirs, _ = torch_attention(x, x, x, attn_mask=~causal)
+mine = multi_head_attention(x, x, x, weights, num_heads=2, mask=causal)
+print("largest difference from nn.MultiheadAttention:", f"{(mine - theirs).abs().max():.2e}")
+
+# %% [markdown]
+# ## 3. Add & norm
+#
+# Every sublayer (attention, feed-forward) sits inside a **residual connection** followed by
+# **layer normalisation**: $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (seed 003). The residual
+# gives the gradient a path around the sublayer, as the LSTM's cell did through time; the LayerNorm
+# rescales each position's vector to mean 0 and variance 1 over its $d_{model}$ features, then applies
+# a learnt scale $\gamma$ and shift $\beta$:
+#
+# $$\mathrm{LayerNorm}(y) = \gamma \odot \frac{y - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta, \qquad
+#   \mu = \frac{1}{d}\sum_j y_j, \quad \sigma^2 = \frac{1}{d}\sum_j (y_j - \mu)^2$$
+#
+# (over the last dimension only, and dividing by $d$, not $d - 1$). Write
+# `add_norm(x, sublayer_out, gamma, beta, eps=1e-5)` for tensors (..., d_model). `F.layer_norm` and
+# `nn.LayerNorm` are switched off while it is graded.
+
+# %% [answer] id=add_norm
+def add_norm(x, sublayer_out, gamma, beta, eps=1e-5):
+    """LayerNorm(x + sublayer_out) over the last dimension, with scale gamma and shift beta (d_model,)."""
+    ### BEGIN SOLUTION
+    y = x + sublayer_out
+    mean = y.mean(dim=-1, keepdim=True)
+    var = ((y - mean) ** 2).mean(dim=-1, keepdim=True)
+    return gamma * (y - mean) / torch.sqrt(var + eps) + beta
+    ### END SOLUTION
+
+# %% [tests] id=check_add_norm points=2
+"""Check my answer: against F.layer_norm(x + sublayer_out), with eps = 1e-5 and with a large eps = 0.5."""
+checks.check_add_norm(add_norm)
+### BEGIN HIDDEN TESTS
+checks.check_add_norm(add_norm, shape=(4, 10), dtype=torch.float64, seed=3)
+checks.check_add_norm(add_norm, shape=(1, 2, 3, 5), eps_values=(1e-3,), seed=4)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# ## 4. The encoder block
+#
+# Now the pieces assemble into one block of the paper's encoder (post-norm, as in 2017):
+#
+# $$x' = \mathrm{AddNorm}_1\big(x,\ \mathrm{MultiHead}(x, x, x)\big), \qquad
+#   \mathrm{out} = \mathrm{AddNorm}_2\big(x',\ \mathrm{FFN}(x')\big), \qquad
+#   \mathrm{FFN}(z) = \max(0,\ z W_1^\top + b_1)\, W_2^\top + b_2$$
+#
+# The feed-forward network is applied to every position separately; it widens to $d_{ff}$ (2048 =
+# 4 × 512 in the paper) and back. `weights` holds the attention's eight tensors and `gamma_1,
+# beta_1` (the first LayerNorm), `W_1` (d_ff, d_model), `b_1`, `W_2` (d_model, d_ff), `b_2`, `gamma_2,
+# beta_2`. Write `encoder_block(x, weights, num_heads, mask=None)` with your `multi_head_attention`
+# and `add_norm`. It is checked against `nn.TransformerEncoderLayer`; while it is graded, your two
+# helpers are replaced by correct ones, so a mistake in them is not counted twice.
+
+# %% [answer] id=encoder_block
+def encoder_block(x, weights, num_heads, mask=None):
+    """x (B, T, d_model) -> (B, T, d_model): self-attention, add & norm, feed-forward, add & norm."""
+    ### BEGIN SOLUTION
+    w = weights
+    attended = multi_head_attention(x, x, x, w, num_heads, mask)
+    x = add_norm(x, attended, w["gamma_1"], w["beta_1"])
+    ffn = torch.relu(x @ w["W_1"].T + w["b_1"]) @ w["W_2"].T + w["b_2"]
+    return add_norm(x, ffn, w["gamma_2"], w["beta_2"])
+    ### END SOLUTION
+
+# %% [tests] id=check_encoder_block points=3
+"""Check my answer: against nn.TransformerEncoderLayer (post-norm, ReLU) with the same weights, with and without a causal mask."""
+checks.check_encoder_block(encoder_block)
+### BEGIN HIDDEN TESTS
+checks.check_encoder_block(encoder_block, batch=3, length=7, d_model=12, num_heads=3, d_ff=20, dtype=torch.float64,
+                           seed=4, masks=("per_sequence", "causal"))
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The **decoder block** adds one sublayer between the two: **cross-attention**, whose queries come
+# from the decoder and whose keys and values come from the encoder's output (the "memory"), and its
+# self-attention is masked so that position $t$ sees only positions up to $t$. The course's
+# `DecoderBlock` is the same function as PyTorch's `nn.TransformerDecoderLayer`:
+
+# %% [demo]
+torch.manual_seed(0)
+theirs = nn.TransformerDecoderLayer(d_model=16, nhead=4, dim_feedforward=32, dropout=0.0, batch_first=True).eval()
+ours = copy_from_torch(DecoderBlock(BlockConfig(d_model=16, num_heads=4, d_ff=32)), theirs).eval()
+target, memory = torch.randn(2, 5, 16), torch.randn(2, 7, 16)  # 5 decoder positions, 7 encoder positions
+causal = torch.ones(5, 5, dtype=torch.bool).tril()
+with torch.no_grad():
+    difference = (ours(target, memory, causal) - theirs(target, memory, tgt_mask=~causal)).abs().max()
+print(f"largest difference from nn.TransformerDecoderLayer: {difference:.2e}")
+
+# %% [markdown]
+# ## 5. What attention costs: seed 002's table, measured
+#
+# | layer | operations per layer | sequential steps | longest path between two words |
+# |---|---|---|---|
+# | self-attention | $O(n^2 \cdot d)$ | $O(1)$ | $O(1)$ |
+# | recurrent | $O(n \cdot d^2)$ | $O(n)$ | $O(n)$ |
+#
+# Attention compares every position with every other, so its work grows with $n^2$, but all of it
+# can run at once; a recurrent layer does $n$ steps of a $d \times d$ product one after the other.
+# Below: the time of one forward pass and the memory autograd keeps for the backward pass, against
+# the sequence length $n$, for the course's multi-head attention (the readable path, which stores the
+# $n \times n$ weights), the same layer with PyTorch's fused attention kernel, and an LSTM layer, all
+# with $d_{model} = 64$. The slopes on log–log axes are the exponents: 1 is linear, 2 quadratic.
+
+# %% [demo]
+lengths = [128, 256, 512, 1024, 2048]
+d = 64
+layers = {"self-attention (stores the n×n weights)": MultiHeadAttention(d, 4, fast=False),
+          "self-attention, fused kernel": MultiHeadAttention(d, 4, fast=True),
+          "LSTM layer": LSTMLayer(d, d)}
+scaling = {}
+for name, layer in layers.items():
+    call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, MultiHeadAttention) else None
+    scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call)
+
+fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(12, 4))
+for name, s in scaling.items():
+    time_slope, memory_slope = s.slopes()
+    ax_time.loglog(s.lengths, [t * 1e3 for t in s.seconds], "o-", label=f"{name}: slope {time_slope:.2f}")
+    ax_memory.loglog(s.lengths, [b / 2 ** 20 for b in s.saved_bytes], "o-", label=f"{name}: slope {memory_slope:.2f}")
+ax_time.set(xlabel="sequence length n", ylabel="milliseconds per forward pass", title=f"time on {device}")
+ax_memory.set(xlabel="sequence length n", ylabel="MiB saved for the backward pass", title="memory")
+for ax in (ax_time, ax_memory):
+    ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# The readable attention's time and memory grow with slope close to 2: doubling the text quadruples
+# the cost, and at $n = 2048$ the weights alone are $4 \times 2048^2$ numbers per head-batch. The LSTM
+# grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the seed's
+# table says, and it has no chain of $n$ steps for the gradient to cross. The fused kernel
+# (FlashAttention-style) still does $O(n^2)$ work but never stores the $n \times n$ matrix, so its
+# memory grows linearly: the quadratic *memory* is a property of the simple algorithm, the quadratic
+# *time* is not avoidable for exact attention. The LSTM's time grows linearly but its $n$ steps cannot
+# run in parallel; on a GPU that, not the operation count, is what makes it slow.
+
+# %% [markdown]
+# **Question (graded by your instructor).** A recurrent layer needs $n$ sequential steps and
+# self-attention needs one. Why does this matter more for training on a GPU than the operation counts
+# in the table, and what does it mean for the *longest path* a gradient has to travel between the
+# first and the last word? Two or three sentences.
+
+# %% [written] id=why_parallel points=2
+# *Model answer (instructors only).* A GPU is fast because it does many operations at once; the n
+# steps of a recurrent layer each need the previous step's result, so they run one after the other
+# and the hardware is mostly idle, while attention over all n positions is a few large matrix
+# products that run in parallel. The longest path between two words is one attention step instead
+# of n recurrent steps, so the gradient between the first and the last word is not multiplied by n
+# Jacobians and does not vanish with distance (notebook 03).
+#
+# *Marking:* 1 point for "sequential steps cannot be parallelised, attention is a few big parallel
+# matrix products"; 1 point for "path length O(1) vs O(n): the gradient between distant words does
+# not pass through n steps (no vanishing over distance)".

@@ -1,0 +1,233 @@
+"""Answers to notebook 06 for testing its checks: right ones written differently, and known mistakes."""
+from answer_catalogue import Wrong
+
+NOTEBOOK = "06_transformer"
+
+_PE = '''def positional_encoding(max_len, d_model):
+    pos = torch.arange({start}, max_len + {start}, dtype=torch.float64)[:, None]
+    two_i = torch.arange(0, d_model, 2, dtype=torch.float64)
+    angle = pos / 10000 ** ({exponent} / d_model)
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.{even}(angle)
+    pe[:, 1::2] = torch.{odd}(angle)
+    return pe
+'''
+
+
+def pe_source(start="0", exponent="two_i", even="sin", odd="cos"):
+    return _PE.format(start=start, exponent=exponent, even=even, odd=odd)
+
+
+_MHA = '''def multi_head_attention(query, key, value, weights, num_heads, mask=None):
+    B, T_q, d_model = query.shape
+    d_head = d_model // num_heads
+
+    def split_heads(x):
+        return {split}
+
+    q = split_heads(query @ weights["W_q"].T + weights["b_q"])
+    k = split_heads(key @ weights["W_k"].T + weights["b_k"])
+    v = split_heads(value @ weights["W_v"].T + weights["b_v"])
+    scores = q @ k.transpose(-2, -1) / math.sqrt({scale})
+    if mask is not None:
+        if mask.dim() == 3:
+            mask = {mask3}
+        scores = scores.masked_fill(~mask, float("-inf"))
+    heads = torch.softmax(scores, dim=-1) @ v
+    concatenated = {merge}
+    return {out}
+'''
+
+
+def mha_source(split="x.view(B, x.shape[1], num_heads, d_head).transpose(1, 2)", scale="d_head", mask3="mask[:, None]",
+               merge="heads.transpose(1, 2).reshape(B, T_q, d_model)",
+               out='concatenated @ weights["W_o"].T + weights["b_o"]'):
+    return _MHA.format(split=split, scale=scale, mask3=mask3, merge=merge, out=out)
+
+
+_ADD_NORM = '''def add_norm(x, sublayer_out, gamma, beta, eps=1e-5):
+    y = {y}
+    mean = y.mean(dim={dim}, keepdim=True)
+    var = {var}
+    return {ret}
+'''
+
+
+def add_norm_source(y="x + sublayer_out", dim="-1", var="((y - mean) ** 2).mean(dim=-1, keepdim=True)",
+                    ret="gamma * (y - mean) / torch.sqrt(var + eps) + beta"):
+    return _ADD_NORM.format(y=y, dim=dim, var=var, ret=ret)
+
+
+_BLOCK = '''def encoder_block(x, weights, num_heads, mask=None):
+    w = weights
+    attended = multi_head_attention(x, x, x, w, num_heads, mask)
+    x = {first}
+    ffn = {ffn}
+    return {second}
+'''
+
+
+def block_source(first='add_norm(x, attended, w["gamma_1"], w["beta_1"])',
+                 ffn='torch.relu(x @ w["W_1"].T + w["b_1"]) @ w["W_2"].T + w["b_2"]',
+                 second='add_norm(x, ffn, w["gamma_2"], w["beta_2"])'):
+    return _BLOCK.format(first=first, ffn=ffn, second=second)
+
+
+_PRE_NORM_BLOCK = '''def encoder_block(x, weights, num_heads, mask=None):
+    w = weights
+    norm = lambda y, g, b: add_norm(y, torch.zeros_like(y), g, b)
+    y = norm(x, w["gamma_1"], w["beta_1"])
+    x = x + multi_head_attention(y, y, y, w, num_heads, mask)
+    y = norm(x, w["gamma_2"], w["beta_2"])
+    return x + torch.relu(y @ w["W_1"].T + w["b_1"]) @ w["W_2"].T + w["b_2"]
+'''
+
+WRONG = [
+    Wrong("pe_sin_cos_swapped", "positional_encoding", pe_source(even="cos", odd="sin"), "check_positional_encoding",
+          "sine and cosine are swapped"),
+    Wrong("pe_no_two", "positional_encoding", pe_source(exponent="(two_i / 2)"), "check_positional_encoding",
+          "your exponent is i / d_model"),
+    Wrong("pe_from_one", "positional_encoding", pe_source(start="1"), "check_positional_encoding",
+          "positions start at 1"),
+    Wrong("pe_halves", "positional_encoding",
+          pe_source().replace("pe[:, 0::2] = torch.sin(angle)\n    pe[:, 1::2] = torch.cos(angle)",
+                              "pe = torch.cat([torch.sin(angle), torch.cos(angle)], dim=1).float()"),
+          "check_positional_encoding", "interleaves"),
+    Wrong("pe_column_exponent", "positional_encoding",
+          pe_source().replace("pe[:, 0::2] = torch.sin(angle)\n    pe[:, 1::2] = torch.cos(angle)",
+                              "j = torch.arange(d_model, dtype=torch.float64)\n"
+                              "    a = pos / 10000 ** (j / d_model)\n"
+                              "    pe[:, 0::2] = torch.sin(a[:, 0::2])\n    pe[:, 1::2] = torch.cos(a[:, 1::2])"),
+          "check_positional_encoding", "column index j"),
+    Wrong("mha_scale_d_model", "multi_head_attention", mha_source(scale="d_model"), "check_multi_head_attention",
+          "sqrt(d_head)"),
+    Wrong("mha_split_wrong_axis", "multi_head_attention",
+          mha_source(split="x.reshape(B, num_heads, x.shape[1], d_head)"), "check_multi_head_attention",
+          "split along the wrong axis"),
+    Wrong("mha_no_output_projection", "multi_head_attention", mha_source(out="concatenated"),
+          "check_multi_head_attention", "output projection is missing"),
+    Wrong("mha_merge_without_transpose", "multi_head_attention", mha_source(merge="heads.reshape(B, T_q, d_model)"),
+          "check_multi_head_attention", "without moving h back"),
+    Wrong("mha_mask_wrong_dims", "multi_head_attention", mha_source(mask3="mask[None]"), "check_multi_head_attention",
+          "broadcast over the wrong dimensions"),
+    Wrong("add_norm_unbiased", "add_norm", add_norm_source(var="y.var(dim=-1, keepdim=True)"), "check_add_norm",
+          "unbiased variance"),
+    Wrong("add_norm_no_residual", "add_norm", add_norm_source(y="sublayer_out"), "check_add_norm",
+          "residual is missing"),
+    Wrong("add_norm_eps_outside", "add_norm",
+          add_norm_source(ret="gamma * (y - mean) / (torch.sqrt(var) + eps) + beta"), "check_add_norm",
+          "eps is outside the square root"),
+    Wrong("add_norm_wrong_axis", "add_norm",
+          add_norm_source(dim="-2", var="((y - mean) ** 2).mean(dim=-2, keepdim=True)"), "check_add_norm",
+          "wrong axis"),
+    Wrong("add_norm_no_gamma_beta", "add_norm", add_norm_source(ret="(y - mean) / torch.sqrt(var + eps)"),
+          "check_add_norm", "gamma and beta are missing"),
+    Wrong("block_pre_norm", "encoder_block", _PRE_NORM_BLOCK, "check_encoder_block", "pre-norm"),
+    Wrong("block_no_relu", "encoder_block", block_source(ffn='(x @ w["W_1"].T + w["b_1"]) @ w["W_2"].T + w["b_2"]'),
+          "check_encoder_block", "no ReLU"),
+    Wrong("block_no_ffn_residual", "encoder_block",
+          block_source(second='add_norm(torch.zeros_like(x), ffn, w["gamma_2"], w["beta_2"])'),
+          "check_encoder_block", "residual around the feed-forward network is missing"),
+    Wrong("block_norms_swapped", "encoder_block",
+          block_source(first='add_norm(x, attended, w["gamma_2"], w["beta_2"])',
+                       second='add_norm(x, ffn, w["gamma_1"], w["beta_1"])'),
+          "check_encoder_block", "LayerNorms are swapped"),
+]
+
+#: Correct answers in other styles: explicit loops over heads, einsum, numpy.
+ALTERNATIVES = {
+    "loops": {
+        "positional_encoding": '''def positional_encoding(max_len, d_model):
+    pe = torch.empty(max_len, d_model)
+    for pos in range(max_len):
+        for i in range(d_model // 2):
+            angle = pos / 10000 ** (2 * i / d_model)
+            pe[pos, 2 * i] = math.sin(angle)
+            pe[pos, 2 * i + 1] = math.cos(angle)
+    return pe
+''',
+        "multi_head_attention": '''def multi_head_attention(query, key, value, weights, num_heads, mask=None):
+    d_model = query.shape[-1]
+    d_head = d_model // num_heads
+    q = query @ weights["W_q"].T + weights["b_q"]
+    k = key @ weights["W_k"].T + weights["b_k"]
+    v = value @ weights["W_v"].T + weights["b_v"]
+    outputs = []
+    for h in range(num_heads):
+        cols = slice(h * d_head, (h + 1) * d_head)
+        scores = q[..., cols] @ k[..., cols].transpose(-2, -1) / d_head ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -float("inf"))
+        outputs.append(torch.softmax(scores, dim=-1) @ v[..., cols])
+    return torch.cat(outputs, dim=-1) @ weights["W_o"].T + weights["b_o"]
+''',
+        "encoder_block": '''def encoder_block(x, weights, num_heads, mask=None):
+    x = add_norm(x, multi_head_attention(x, x, x, weights, num_heads, mask=mask), weights["gamma_1"], weights["beta_1"])
+    hidden = (x @ weights["W_1"].T + weights["b_1"]).clamp(min=0)
+    return add_norm(x, hidden @ weights["W_2"].T + weights["b_2"], weights["gamma_2"], weights["beta_2"])
+''',
+    },
+    "einsum_numpy": {
+        "positional_encoding": '''import numpy as np
+def positional_encoding(max_len, d_model):
+    pos = np.arange(max_len)[:, None]
+    freq = np.exp(-np.log(10000.0) * np.arange(0, d_model, 2) / d_model)
+    table = np.stack([np.sin(pos * freq), np.cos(pos * freq)], axis=-1).reshape(max_len, d_model)
+    return torch.from_numpy(table)
+''',
+        "multi_head_attention": '''def multi_head_attention(query, key, value, weights, num_heads, mask=None):
+    B, T_q, d_model = query.shape
+    h, d = num_heads, d_model // num_heads
+    q = torch.einsum("btd,ed->bte", query, weights["W_q"]) + weights["b_q"]
+    k = torch.einsum("btd,ed->bte", key, weights["W_k"]) + weights["b_k"]
+    v = torch.einsum("btd,ed->bte", value, weights["W_v"]) + weights["b_v"]
+    q, k, v = (t.unflatten(-1, (h, d)) for t in (q, k, v))  # (B, T, h, d)
+    scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(d)
+    if mask is not None:
+        m = mask if mask.dim() == 2 else mask.unsqueeze(1)
+        scores = torch.where(m, scores, torch.tensor(float("-inf"), dtype=scores.dtype))
+    attn = scores.softmax(-1)
+    out = torch.einsum("bhqk,bkhd->bqhd", attn, v).flatten(2)
+    return out @ weights["W_o"].T + weights["b_o"]
+''',
+        "add_norm": '''def add_norm(x, sublayer_out, gamma, beta, eps=1e-5):
+    y = x + sublayer_out
+    var, mean = torch.var_mean(y, dim=-1, keepdim=True, unbiased=False)
+    return (y - mean) * torch.rsqrt(var + eps) * gamma + beta
+''',
+    },
+}
+
+#: Answers that call what the exercise asks the student to write.
+CHEATS = [
+    Wrong("mha_calls_torch", "multi_head_attention",
+          "def multi_head_attention(query, key, value, weights, num_heads, mask=None):\n"
+          "    import torch.nn.functional as F\n"
+          "    B, T, d = query.shape\n"
+          "    q = (query @ weights['W_q'].T + weights['b_q']).view(B, T, num_heads, -1).transpose(1, 2)\n"
+          "    k = (key @ weights['W_k'].T + weights['b_k']).view(B, key.shape[1], num_heads, -1).transpose(1, 2)\n"
+          "    v = (value @ weights['W_v'].T + weights['b_v']).view(B, key.shape[1], num_heads, -1).transpose(1, 2)\n"
+          "    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"
+          "    return out.transpose(1, 2).reshape(B, T, d) @ weights['W_o'].T + weights['b_o']\n",
+          "check_multi_head_attention", "switched off"),
+    Wrong("add_norm_calls_layer_norm", "add_norm",
+          "def add_norm(x, sublayer_out, gamma, beta, eps=1e-5):\n"
+          "    return torch.nn.functional.layer_norm(x + sublayer_out, gamma.shape, gamma, beta, eps)\n",
+          "check_add_norm", "switched off"),
+    Wrong("pe_calls_course_lib", "positional_encoding",
+          "from course_lib.transformer import positional_encoding as _pe\n"
+          "def positional_encoding(max_len, d_model):\n    return _pe(max_len, d_model)\n",
+          "check_positional_encoding", "switched off"),
+    Wrong("block_calls_torch_layer", "encoder_block",
+          "def encoder_block(x, weights, num_heads, mask=None):\n"
+          "    layer = checks.torch_encoder_layer(weights, num_heads)\n"
+          "    return layer(x, src_mask=None if mask is None else ~mask)\n",
+          "check_encoder_block", "switched off"),
+]
+
+#: Answer cells replaced by a stub that raises NotImplementedError, and the test cell that must say so.
+STUBS = [("positional_encoding", "check_positional_encoding"), ("multi_head_attention", "check_multi_head_attention"),
+         ("add_norm", "check_add_norm"), ("encoder_block", "check_encoder_block")]
+
+#: An answer cell whose infinite loop costs only its own test cell.
+LOOP = ("add_norm", "check_add_norm")
