@@ -231,3 +231,38 @@ STUBS = [("positional_encoding", "check_positional_encoding"), ("multi_head_atte
 
 #: An answer cell whose infinite loop costs only its own test cell.
 LOOP = ("add_norm", "check_add_norm")
+
+_MODULE = '''class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.q_proj = nn.Linear(d_model, d_model{bias})
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        {extra}
+
+    def forward(self, query, key, value, mask=None):
+        weights = {{"W_q": self.q_proj.weight, "b_q": self.q_proj.bias, "W_k": self.k_proj.weight,
+                   "b_k": self.k_proj.bias, "W_v": self.v_proj.weight, "b_v": self.v_proj.bias,
+                   "W_o": self.out_proj.weight, "b_o": self.out_proj.bias}}
+        {ret}
+'''
+
+
+def module_source(bias="", extra="pass", ret="return multi_head_attention(query, key, value, weights, self.num_heads, mask)"):
+    return _MODULE.format(bias=bias, extra=extra, ret=ret)
+
+
+WRONG += [
+    Wrong("module_no_bias", "MultiHeadAttention", module_source(bias=", bias=False"), "check_MultiHeadAttention",
+          "with a bias"),
+    Wrong("module_extra_parameters", "MultiHeadAttention",
+          module_source(extra="self.scale = nn.Parameter(torch.ones(1))"), "check_MultiHeadAttention",
+          "Register nothing else"),
+    Wrong("module_detached", "MultiHeadAttention",
+          module_source(ret="weights = {k: v.detach() for k, v in weights.items()}\n"
+                            "        return multi_head_attention(query, key, value, weights, self.num_heads, mask)"),
+          "check_MultiHeadAttention", "no gradient"),
+]
+STUBS += [("MultiHeadAttention", "check_MultiHeadAttention")]

@@ -401,3 +401,57 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
         compare(ex, got, expected, inputs=(x, w, num_heads, mask), variants=_block_variants(),
                 what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}")
     report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")
+
+
+# ---------------------------------------------------------------------------
+# class MultiHeadAttention(nn.Module): the same function with trainable projections
+
+_PROJECTIONS = (("q_proj", "W_q", "b_q"), ("k_proj", "W_k", "b_k"), ("v_proj", "W_v", "b_v"), ("out_proj", "W_o", "b_o"))
+
+
+def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: int = 5, d_model: int = 8,
+                     num_heads: int = 2, dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
+    """The module's four nn.Linear projections (q_proj, k_proj, v_proj, out_proj) get nn.MultiheadAttention's weights;
+    then its output must equal PyTorch's, with and without a causal mask, and gradients must reach every projection.
+    Your multi_head_attention is replaced by a correct one meanwhile."""
+    ex = "MultiHeadAttention"
+    device = check_device(device)
+    module = call_answer(ex, MultiHeadAttention, d_model, num_heads, banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
+    if not isinstance(module, nn.Module):
+        raise AnswerError(ex, f"MultiHeadAttention(d_model, num_heads) should build an nn.Module, got {describe(module)}.")
+    for name, _, _ in _PROJECTIONS:
+        layer = getattr(module, name, None)
+        if not isinstance(layer, nn.Linear) or (layer.in_features, layer.out_features) != (d_model, d_model) \
+                or layer.bias is None:
+            raise AnswerError(ex, f"self.{name} should be nn.Linear(d_model, d_model) with a bias "
+                                  f"(d_model = {d_model}), got {describe(layer)}.")
+    expected_count = 4 * (d_model * d_model + d_model)
+    count = sum(p.numel() for p in module.parameters())
+    if count != expected_count:
+        raise AnswerError(ex, f"your module has {count} parameters; four d_model x d_model projections with biases "
+                              f"have 4 (d_model^2 + d_model) = {expected_count}. Register nothing else.")
+    w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
+    module = module.to(device=device, dtype=dtype)
+    with torch.no_grad():
+        for name, weight, bias in _PROJECTIONS:
+            getattr(module, name).weight.copy_(w[weight])
+            getattr(module, name).bias.copy_(w[bias])
+    reference = torch_mha(w, num_heads)
+    g = torch.Generator().manual_seed(seed)
+    for kind, x, _, mask in _mha_cases(batch, length, length, d_model, ("none", "causal"), dtype, device, g):
+        with torch.no_grad():
+            expected, _ = reference(x, x, x, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+        module.zero_grad()
+        # module.forward, not module(...): its globals are the notebook's, where the correct helper goes
+        got = call_answer(ex, module.forward, x.clone(), x.clone(), x.clone(), mask=None if mask is None else mask.clone(),
+                          banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_MHA)
+        compare(ex, got, expected, what="the module's output", case=f"{kind} mask, x {tuple(x.shape)}")
+        if not got.requires_grad:
+            raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it from "
+                                  "self.q_proj, self.k_proj, self.v_proj and self.out_proj, without torch.no_grad().")
+        got.sum().backward()
+        for name, _, _ in _PROJECTIONS:
+            if getattr(module, name).weight.grad is None:
+                raise AnswerError(ex, f"no gradient reaches self.{name}: use the layer's own weight and bias in forward "
+                                      "(not a detached copy or a tensor made once in __init__).")
+    report_pass(ex, f"equal to nn.MultiheadAttention with copied q/k/v/out projections; gradients reach all four")

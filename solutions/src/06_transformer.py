@@ -36,7 +36,8 @@ from course_lib import complexity
 from course_lib.checks import transformer as checks
 from course_lib.device import get_device
 from course_lib.lstm import LSTMLayer
-from course_lib.transformer import DecoderBlock, BlockConfig, MultiHeadAttention, copy_from_torch, positional_shift_matrices
+from course_lib import transformer
+from course_lib.transformer import BlockConfig, DecoderBlock, copy_from_torch, positional_shift_matrices
 
 torch.set_printoptions(precision=4, sci_mode=False)
 device = get_device()
@@ -215,6 +216,43 @@ mine = multi_head_attention(x, x, x, weights, num_heads=2, mask=causal)
 print("largest difference from nn.MultiheadAttention:", f"{(mine - theirs).abs().max():.2e}")
 
 # %% [markdown]
+# In a model the projections are trainable layers. Wrap your function in a module: `MultiHeadAttention(d_model,
+# num_heads)` owns four `nn.Linear(d_model, d_model)` layers named `q_proj`, `k_proj`, `v_proj` and `out_proj`
+# (an `nn.Linear` stores exactly the $W$ and $b$ of $y = x W^\top + b$), and its
+# `forward(query, key, value, mask=None)` calls your `multi_head_attention` with their weights and biases. The
+# check copies `nn.MultiheadAttention`'s weights into your four layers and compares, then checks that the
+# gradient reaches all four.
+
+# %% [answer] id=MultiHeadAttention
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with trainable projections q_proj, k_proj, v_proj, out_proj (each d_model -> d_model)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        ### BEGIN SOLUTION
+        self.num_heads = num_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.out_proj = nn.Linear(d_model, d_model)
+        ### END SOLUTION
+
+    def forward(self, query, key, value, mask=None):
+        ### BEGIN SOLUTION
+        weights = {"W_q": self.q_proj.weight, "b_q": self.q_proj.bias, "W_k": self.k_proj.weight,
+                   "b_k": self.k_proj.bias, "W_v": self.v_proj.weight, "b_v": self.v_proj.bias,
+                   "W_o": self.out_proj.weight, "b_o": self.out_proj.bias}
+        return multi_head_attention(query, key, value, weights, self.num_heads, mask)
+        ### END SOLUTION
+
+# %% [tests] id=check_MultiHeadAttention points=1
+"""Check my answer: nn.MultiheadAttention's weights copied into your q_proj, k_proj, v_proj, out_proj give the same output."""
+checks.check_mha_module(MultiHeadAttention)
+### BEGIN HIDDEN TESTS
+checks.check_mha_module(MultiHeadAttention, batch=3, length=6, d_model=12, num_heads=4, dtype=torch.float64, seed=2)
+### END HIDDEN TESTS
+
+# %% [markdown]
 # ## 3. Add & norm
 #
 # Every sublayer (attention, feed-forward) sits inside a **residual connection** followed by
@@ -317,12 +355,12 @@ print(f"largest difference from nn.TransformerDecoderLayer: {difference:.2e}")
 # %% [demo]
 lengths = [128, 256, 512, 1024, 2048]
 d = 64
-layers = {"self-attention (stores the n×n weights)": MultiHeadAttention(d, 4, fast=False),
-          "self-attention, fused kernel": MultiHeadAttention(d, 4, fast=True),
+layers = {"self-attention (stores the n×n weights)": transformer.MultiHeadAttention(d, 4, fast=False),
+          "self-attention, fused kernel": transformer.MultiHeadAttention(d, 4, fast=True),
           "LSTM layer": LSTMLayer(d, d)}
 scaling = {}
 for name, layer in layers.items():
-    call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, MultiHeadAttention) else None
+    call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, transformer.MultiHeadAttention) else None
     scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call)
 
 fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(12, 4))
@@ -363,3 +401,45 @@ plt.show()
 # *Marking:* 1 point for "sequential steps cannot be parallelised, attention is a few big parallel
 # matrix products"; 1 point for "path length O(1) vs O(n): the gradient between distant words does
 # not pass through n steps (no vanishing over distance)".
+
+# %% [markdown]
+# ## 7. Going further (optional): Transformer-XL's segment recurrence
+#
+# A Transformer LM sees at most `block_size` tokens: text is cut into segments and each is read on
+# its own, so the first characters of a segment have almost no context, and nothing crosses a
+# segment boundary. **Transformer-XL** (Dai et al., 2019; seed 000) keeps the hidden states of the
+# previous segment as a **memory**: while reading segment $s$, every layer's queries come from
+# segment $s$, and its keys and values from [memory of segment $s-1$ ; segment $s$]. The memory is
+# not trained through (its gradient is stopped), so the cost of a step stays that of one segment,
+# but information now flows from segment to segment: with $N$ layers, a token can depend on about
+# $N \times L$ tokens back, where $L$ is the segment length. (Positions must then be relative, since
+# "position 3" exists in every segment; Transformer-XL adds relative position terms to the scores.)
+#
+# The attention pattern of one layer, for segments of 6 tokens and a memory of 6:
+
+# %% [demo]
+L_segment, memory_length = 6, 6
+current = torch.ones(L_segment, L_segment, dtype=torch.bool).tril()  # causal within the segment
+with_memory = torch.cat([torch.ones(L_segment, memory_length, dtype=torch.bool), current], dim=1)  # (L, M + L)
+fig, axes = plt.subplots(1, 2, figsize=(9, 3))
+for ax, mask, title in ((axes[0], current, "vanilla: this segment only"),
+                        (axes[1], with_memory, "Transformer-XL: memory + this segment")):
+    ax.imshow(mask, cmap="Greens", vmin=0, vmax=1.5)
+    ax.set(xlabel="key position", ylabel="query position", title=title)
+axes[1].axvline(memory_length - 0.5, color="k", lw=1)
+axes[1].text(memory_length / 2 - 0.5, -0.8, "memory (no gradient)", ha="center", fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## Summary
+#
+# - Attention does not see order; the sinusoidal encoding adds it, and "k positions later" is a
+#   rotation of each (sin, cos) pair, a linear map the same at every position.
+# - Multi-head attention splits $d_{model}$ into $h$ heads of $d_{head}$, attends in each with scores
+#   divided by $\sqrt{d_{head}}$, concatenates the heads and mixes them with $W^O$.
+# - Every sublayer sits in $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (post-norm, 2017) or
+#   $x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))$ (pre-norm, GPT-2 onwards).
+# - Attention's time is $O(n^2 d)$ and, computed plainly, its memory $O(n^2)$; recurrence is $O(n d^2)$
+#   but needs $n$ sequential steps.
+#
+# Next, notebook 07: BERT, an encoder-only Transformer trained by filling in masked words.
