@@ -271,9 +271,9 @@ class AddNorm(nn.Module):
     train without learning-rate warm-up; it then needs one more LayerNorm after the last block.
     """
 
-    def __init__(self, d_model: int, dropout: float = 0.0, norm_first: bool = False):
+    def __init__(self, d_model: int, dropout: float = 0.0, norm_first: bool = False, eps: float = 1e-5):
         super().__init__()
-        self.norm = nn.LayerNorm(d_model)
+        self.norm = nn.LayerNorm(d_model, eps=eps)  # eps: 1e-5 in PyTorch, 1e-12 in BERT
         self.dropout = nn.Dropout(dropout)
         self.norm_first = norm_first
 
@@ -293,6 +293,7 @@ class BlockConfig:
     dropout: float = 0.0
     norm_first: bool = False
     activation: str = "relu"
+    layer_norm_eps: float = 1e-5  # added to the variance in every LayerNorm (BERT: 1e-12)
 
     def __post_init__(self):
         for name in ("d_model", "num_heads", "d_ff"):
@@ -301,6 +302,8 @@ class BlockConfig:
         require_probability("dropout", self.dropout)
         if self.activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
+        if not isinstance(self.layer_norm_eps, float) or not self.layer_norm_eps > 0:
+            raise ValueError(f"layer_norm_eps must be a positive float, got {self.layer_norm_eps!r}.")
 
 
 def _require_block_config(config) -> None:
@@ -320,9 +323,10 @@ class EncoderBlock(nn.Module):
         super().__init__()
         _require_block_config(config)
         self.self_attention = MultiHeadAttention(config.d_model, config.num_heads, config.dropout)
-        self.attention_add_norm = AddNorm(config.d_model, config.dropout, config.norm_first)
+        eps = config.layer_norm_eps
+        self.attention_add_norm = AddNorm(config.d_model, config.dropout, config.norm_first, eps)
         self.feed_forward = FeedForward(config.d_model, config.d_ff, config.dropout, config.activation)
-        self.feed_forward_add_norm = AddNorm(config.d_model, config.dropout, config.norm_first)
+        self.feed_forward_add_norm = AddNorm(config.d_model, config.dropout, config.norm_first, eps)
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None, *,
                 key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -345,12 +349,13 @@ class DecoderBlock(nn.Module):
         super().__init__()
         _require_block_config(config)
         d_model, heads, dropout, norm_first = config.d_model, config.num_heads, config.dropout, config.norm_first
+        eps = config.layer_norm_eps
         self.self_attention = MultiHeadAttention(d_model, heads, dropout)
-        self.self_attention_add_norm = AddNorm(d_model, dropout, norm_first)
+        self.self_attention_add_norm = AddNorm(d_model, dropout, norm_first, eps)
         self.cross_attention = MultiHeadAttention(d_model, heads, dropout)
-        self.cross_attention_add_norm = AddNorm(d_model, dropout, norm_first)
+        self.cross_attention_add_norm = AddNorm(d_model, dropout, norm_first, eps)
         self.feed_forward = FeedForward(d_model, config.d_ff, dropout, config.activation)
-        self.feed_forward_add_norm = AddNorm(d_model, dropout, norm_first)
+        self.feed_forward_add_norm = AddNorm(d_model, dropout, norm_first, eps)
 
     def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None, *,
                 key_padding_mask: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
