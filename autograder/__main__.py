@@ -1,19 +1,33 @@
-"""``python -m autograder``: build the course's notebooks and grade submissions.
+"""``python -m autograder``: build, release, grade, feedback, report.
 
     python -m autograder build [NAME ...] [--check]
         Build solutions/NN.ipynb and notebooks/NN.ipynb from solutions/src/NN.py.
         --check writes nothing and exits 1 when a committed notebook is out of date.
 
+    python -m autograder release ASSIGNMENT... --out DIR
+        The students' bundle (student notebooks, course_lib, install files; no solutions, no
+        tests), then read back: exit 1 if any solution or hidden test is in it.
+
     python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
+            [--wall-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB] [--no-isolation]
         Grade a folder of <student_id>.ipynb files (or an nbgrader submitted/ tree).
-        Writes OUT_DIR/grades.csv and OUT_DIR/feedback/<student_id>.html.
+        Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
         Exit 0 when every submission got a grade, even a zero.
+
+    python -m autograder feedback OUT_DIR
+        Check that every graded student has a feedback page and write OUT_DIR/feedback/index.html.
+
+    python -m autograder report OUT_DIR... --to REPORT_DIR
+        lms_grades.csv (student_id, score, max_score, percent), report.md and a PNG per assignment:
+        score distribution, mean per graded cell, the most frequent mistakes.
 """
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+
+from .sandbox import Limits
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -30,11 +44,64 @@ def main(argv: list[str] | None = None) -> int:
     p_grade.add_argument("submissions", type=Path, help="folder of <student_id>.ipynb, or an nbgrader submitted/ tree")
     p_grade.add_argument("--out", type=Path, required=True, help="folder for grades.csv and feedback/")
     p_grade.add_argument("--jobs", type=int, default=None, help="parallel workers (default: number of cores)")
+    defaults = Limits()
     p_grade.add_argument("--timeout", type=int, default=None,
                          help="seconds each cell may run (default: the notebook's own setting)")
+    p_grade.add_argument("--wall-seconds", type=int, default=defaults.wall_seconds,
+                         help=f"seconds a whole submission may run (default: {defaults.wall_seconds})")
+    p_grade.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
+                         help=f"address space of the student's kernel, MB (default: {defaults.memory_mb})")
+    p_grade.add_argument("--processes", type=int, default=defaults.processes,
+                         help=f"processes/threads the kernel may add (default: {defaults.processes}; not enforced for root)")
+    p_grade.add_argument("--file-mb", type=int, default=defaults.file_mb,
+                         help=f"largest file the kernel may write, MB (default: {defaults.file_mb})")
+    p_grade.add_argument("--no-isolation", action="store_true",
+                         help="run kernels without namespaces (network on, files writable); limits still hold")
+
+    p_release = sub.add_parser("release", help="the students' bundle, checked for leaked solutions")
+    p_release.add_argument("assignments", nargs="+", help="e.g. 01 05 (or full names)")
+    p_release.add_argument("--out", type=Path, required=True, help="a new (or empty) folder for the bundle")
+
+    p_feedback = sub.add_parser("feedback", help="check a grade run's feedback pages and index them")
+    p_feedback.add_argument("out", type=Path, help="the --out folder of a grade run")
+
+    p_report = sub.add_parser("report", help="grades for the LMS and a class report from grade runs")
+    p_report.add_argument("outs", nargs="+", type=Path, help="--out folders of grade runs (one per assignment)")
+    p_report.add_argument("--to", type=Path, default=None, help="folder for the report (default: OUT_DIR/report)")
 
     args = parser.parse_args(argv)
     from . import course
+
+    if args.command == "release":
+        from .release import release
+
+        notes: list[str] = []
+        leaks = release(args.assignments, args.out, notes)
+        for note in notes:
+            print(f"note: {note}")
+        for leak in leaks:
+            print(f"LEAK: {leak}", file=sys.stderr)
+        if leaks:
+            print(f"the bundle in {args.out} leaks solutions or hidden tests: do not hand it out", file=sys.stderr)
+            return 1
+        print(f"bundle written to {args.out}: no solution or hidden test in it")
+        return 0
+
+    if args.command == "feedback":
+        from .feedback import index
+
+        page, written = index(args.out)
+        for student in written:
+            print(f"wrote a missing page for {student}")
+        print(f"feedback pages: {page.parent}/<student_id>.html; index: {page}")
+        return 0
+
+    if args.command == "report":
+        from .report import report
+
+        for path in report(args.outs, args.to or args.outs[0] / "report"):
+            print(f"wrote {path}")
+        return 0
 
     if args.command == "build":
         names = [course.resolve_assignment(n) for n in args.names] or None
@@ -48,7 +115,13 @@ def main(argv: list[str] | None = None) -> int:
 
     from .grade import grade
 
-    results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, timeout=args.timeout)
+    limits = Limits(cell_timeout=args.timeout, wall_seconds=args.wall_seconds, memory_mb=args.memory_mb,
+                    processes=args.processes, file_mb=args.file_mb, isolate=not args.no_isolation)
+    from .sandbox import isolation_problem
+
+    if limits.isolate and isolation_problem():
+        print(f"note: kernels are not isolated ({isolation_problem()}); see README 'For instructors'", file=sys.stderr)
+    results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits)
     for r in results:
         note = f"  ({r.reason})" if r.reason else ""
         print(f"{r.student_id:24s} {r.score:6g} / {r.max_score:g}{note}")

@@ -9,6 +9,7 @@ scrubs any line of hidden-test source that student code printed.
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 import nbformat
@@ -75,6 +76,26 @@ def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, source_nb: nbf
     nbformat.write(nb, autograded)
 
 
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def failures(autograded: Path) -> dict[str, str]:
+    """For each failing graded cell of a (sanitized) autograded notebook, the first line of its verdict."""
+    nb = nbformat.read(autograded, as_version=4)
+    found: dict[str, str] = {}
+    for cell in nb.cells:
+        if not _is_test_cell(cell):
+            continue
+        for output in cell.get("outputs", []):
+            if output.output_type != "error":
+                continue
+            lines = [ANSI.sub("", line).strip() for line in output.get("traceback", [])]
+            text = next((line for line in reversed(lines) if line), "") or f"{output.ename}: {output.evalue}"
+            found[_grade_id(cell)] = text.splitlines()[0].lstrip("✘ ").strip()[:300]
+            break
+    return found
+
+
 def error_page(student_id: str, assignment: str, reason: str) -> str:
     """Feedback for a submission that could not be graded at all."""
     return (
@@ -85,3 +106,36 @@ def error_page(student_id: str, assignment: str, reason: str) -> str:
         "<p>Download a fresh copy of the notebook, copy your answers into it, and submit again.</p>"
         "</body></html>\n"
     )
+
+
+def index(out_dir: Path) -> tuple[Path, list[str]]:
+    """Check a grade run's feedback pages and write ``feedback/index.html`` linking them.
+
+    A student in ``results.json`` without a page gets one that says what happened
+    (the reason, or that the page is missing and the submission should be graded again).
+    Returns the index and the students whose page had to be written.
+    """
+    import json
+
+    results_path = out_dir / "results.json"
+    if not results_path.exists():
+        raise SystemExit(f"{out_dir} has no results.json: give the --out folder of a `grade` run")
+    rows = json.loads(results_path.read_text(encoding="utf-8"))
+    folder = out_dir / "feedback"
+    folder.mkdir(exist_ok=True)
+    written = []
+    items = []
+    for r in rows:
+        page = folder / f"{r['student_id']}.html"
+        if not page.exists():
+            reason = r.get("reason") or "the feedback page was missing; grade this submission again to render it"
+            page.write_text(error_page(r["student_id"], r["assignment"], reason), encoding="utf-8")
+            written.append(r["student_id"])
+        items.append(f"<tr><td><a href='{html.escape(page.name)}'>{html.escape(r['student_id'])}</a></td>"
+                     f"<td>{r['score']:g} / {r['max_score']:g}</td><td>{html.escape(r.get('reason') or '')}</td></tr>")
+    title = html.escape(rows[0]["assignment"] if rows else "feedback")
+    (folder / "index.html").write_text(
+        f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}: feedback</title></head><body>"
+        f"<h1>{title}: feedback pages</h1><table><tr><th>student</th><th>score</th><th>note</th></tr>"
+        + "".join(items) + "</table></body></html>\n", encoding="utf-8")
+    return folder / "index.html", written

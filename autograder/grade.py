@@ -16,8 +16,11 @@ import json
 import multiprocessing
 import os
 import re
+import secrets
 import shutil
+import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -25,7 +28,8 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, feedback, notebook_source
+from . import course, feedback, guard, notebook_source, sandbox
+from .sandbox import Limits
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
@@ -41,6 +45,7 @@ class Result:
     status: str = "graded"  # graded | error
     reason: str = ""
     cells: dict[str, float] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)  # graded cell -> the verdict's first line
     seconds: float = 0.0
 
 
@@ -70,6 +75,10 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
         return None, f"the file is not a notebook (invalid JSON: {err})"
     if not isinstance(data, dict) or data.get("nbformat") != 4:
         return None, f"unsupported notebook format {data.get('nbformat') if isinstance(data, dict) else '?'} (expected nbformat 4)"
+    ids = [c.get("id") for c in data.get("cells", []) if isinstance(c, dict) and c.get("id")]
+    duplicated = sorted({i for i in ids if ids.count(i) > 1}, key=str)
+    if duplicated:
+        return None, f"the notebook is malformed (duplicate cell id {duplicated[0]!r}: each cell needs its own id)"
     try:
         nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
         nbformat.validate(nb)
@@ -78,13 +87,16 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
     return nb, ""
 
 
-def _api(root: Path):
+def _api(root: Path, isolated: bool = False, kernel_dir: Path | None = None):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
+    for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
+        for key, value in values.items():
+            setattr(getattr(config, section), key, value)
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
@@ -103,16 +115,20 @@ def _scores(root: Path, assignment: str, student_id: str) -> tuple[float, float,
         return float(sub.score), float(sub.max_score), pending, cells
 
 
-def _quiet_worker(log_dir: str) -> None:
+def _quiet_worker(log_dir: str, jupyter_path: str = "") -> None:
     """Send a worker's (and its kernels') stderr to a log file, not the instructor's terminal."""
     import warnings
+
+    if jupyter_path:  # where the sandbox kernel's spec is
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (jupyter_path, os.environ.get("JUPYTER_PATH")) if p)
 
     warnings.filterwarnings("ignore")
     log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
     os.dup2(log.fileno(), 2)
 
 
-def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str) -> Result:
+def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str,
+              wall_seconds: float = 600, isolated: bool = False) -> Result:
     """Grade one submission in its own copy of the course directory (runs in a worker)."""
     os.environ["PATH"] = course.nbgrader_env()["PATH"]
     # One thread per kernel: parallel jobs already use every core, and oversubscribed
@@ -132,17 +148,43 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     if nb is None:
         return _failed(result, problem, out_html, start)
     skip_demos(nb, release_nb)
+    # The kernel's own folder (its connection file, sockets, HOME): short, fresh, outside the course copy.
+    kernel_dir = Path(tempfile.mkdtemp(prefix="cgk-"))
+    token = secrets.token_hex(16)
+    (kernel_dir / guard.TOKEN_FILE).write_text(token, encoding="utf-8")
+    guard.add_guards(nb, str(kernel_dir / guard.TOKEN_FILE), guard.checks_module(release_nb))
     shutil.copytree(template, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
     target = root / "submitted" / student_id / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True)
     nbformat.write(nb, target)
-    api = _api(root)
-    outcome = api.autograde(assignment, student_id)
+    os.environ["JUPYTER_RUNTIME_DIR"] = os.environ[sandbox.KERNEL_DIR_VARIABLE] = str(kernel_dir)
+    pid_dir = Path(workdir).parent / "pids"
+    timed_out = threading.Event()
+
+    def stop() -> None:
+        timed_out.set()
+        sandbox.stop_kernels(pid_dir, kernel_dir)
+
+    watchdog = threading.Timer(wall_seconds, stop)
+    watchdog.start()
+    try:
+        api = _api(root, isolated, kernel_dir)
+        outcome = api.autograde(assignment, student_id)
+    finally:
+        watchdog.cancel()
+        sandbox.stop_kernels(pid_dir, kernel_dir)  # children the student's code left behind
+        shutil.rmtree(kernel_dir, ignore_errors=True)
+    over_time = f"the notebook ran longer than the {wall_seconds:g} s allowed for a whole submission"
     if not outcome.get("success"):
-        return _failed(result, "autograding failed: " + _last_error(outcome), out_html, start)
+        reason = over_time if timed_out.is_set() else _last_error(outcome)
+        return _failed(result, reason, out_html, start)
     autograded = root / "autograded" / student_id / assignment / f"{assignment}.ipynb"
+    tampered = _apply_guards(autograded, token, release_nb)
+    if tampered:
+        _zero_cells(root, assignment, student_id, tampered)
     source_nb = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
     feedback.sanitize(autograded, release_nb, source_nb)
+    result.failures = {**{gid: "the cell was deleted" for gid in tampered}, **feedback.failures(autograded)}
     fb = api.generate_feedback(assignment, student_id)
     html_path = root / "feedback" / student_id / assignment / f"{assignment}.html"
     if fb.get("success") and html_path.exists():
@@ -150,9 +192,48 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     else:
         out_html.write_text(feedback.error_page(student_id, assignment, "feedback could not be rendered"), encoding="utf-8")
     result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, assignment, student_id)
+    if timed_out.is_set():
+        result.reason = over_time + ": the cells after that point were not graded"
     shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
     return result
+
+
+def _apply_guards(autograded: Path, token: str, release_nb: nbformat.NotebookNode) -> list[str]:
+    """Take the grader's cells out; a test cell whose guard failed shows why. Returns those cells.
+
+    A graded cell deleted from the submission earns nothing; a note at the end of the feedback says so.
+    """
+    nb = nbformat.read(autograded, as_version=4)
+    bad = guard.verdicts(nb, token)
+    guard.remove_guards(nb)
+    present = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb.cells}
+    for cell in release_nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade") and meta.get("grade_id") not in present:
+            note = f"The graded cell {meta['grade_id']} was deleted from this notebook: it earns no points."
+            nb.cells.append(nbformat.v4.new_markdown_cell(f"**\u2718 {note}**"))
+            bad.setdefault(meta["grade_id"], note)
+    for cell in nb.cells:
+        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if gid in bad and cell.cell_type == "code":
+            cell.outputs.append(nbformat.v4.new_output(
+                "error", ename="IntegrityError", evalue=bad[gid], traceback=[f"\u2718 {gid}: {bad[gid]}"]))
+    nbformat.write(nb, autograded)
+    return sorted(bad)
+
+
+def _zero_cells(root: Path, assignment: str, student_id: str, grade_ids: list[str]) -> None:
+    from nbgrader.api import Gradebook
+
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
+        for gid in grade_ids:
+            try:
+                grade = gb.find_grade(gid, assignment, assignment, student_id)
+            except Exception:  # not a graded cell
+                continue
+            grade.auto_score = 0.0
+        gb.db.commit()
 
 
 DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
@@ -178,15 +259,42 @@ def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> 
     return result
 
 
+#: nbgrader gives up on a whole notebook for these; the reason says what the student's code did.
+STOPPED = [
+    ("DeadKernelError", "the Python process running the notebook stopped (os._exit, a crash, or a limit: "
+                        "memory, processes) so the notebook could not be graded"),
+    ("Timeout waiting for IOPub", "a cell kept running after its time limit and ignored the interrupt "
+                                  "(KeyboardInterrupt caught), so the notebook could not be graded"),
+    ("CellTimeoutError", "a cell ran past its time limit and did not stop, so the notebook could not be graded"),
+]
+
+
 def _last_error(outcome: dict) -> str:
+    log = (outcome.get("log") or "") + (outcome.get("error") or "")
+    for marker, reason in STOPPED:
+        if marker in log:
+            return reason
     text = (outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()
-    return text[-1][:300] if text else "unknown error"
+    return "autograding failed: " + (text[-1][:300] if text else "unknown error")
+
+
+def hidden_from_students(*paths: Path) -> list[Path]:
+    """Folders the student's kernel must not see, never one that holds the Python or course_lib it runs."""
+    needed = [Path(sys.prefix).resolve(), (course.REPO / "course_lib").resolve()]
+    keep = []
+    for path in paths:
+        path = path.resolve()
+        if path.is_dir() and path != Path("/") and not any(path == n or path in n.parents for n in needed):
+            keep.append(path)
+    return keep
 
 
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
+    limits: Limits | None = None,
 ) -> list[Result]:
-    """Grade every submission; write OUT/grades.csv and OUT/feedback/<student_id>.html."""
+    """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html."""
+    limits = limits or Limits(cell_timeout=timeout)
     assignment = course.resolve_assignment(assignment)
     found = find_submissions(submissions, assignment)
     out.mkdir(parents=True, exist_ok=True)
@@ -195,19 +303,23 @@ def grade(
     with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
         tmp_path = Path(tmp)
         template = tmp_path / "template"
-        course.make_course_dir(template, assignment, timeout)
+        course.make_course_dir(template, assignment, limits.cell_timeout)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
+        (tmp_path / "pids").mkdir()
+        hide = hidden_from_students(tmp_path, submissions, out, course.SOLUTIONS, course.REPO / "tests",
+                                    course.REPO / ".git")
+        isolated = sandbox.install_kernel(tmp_path / "jupyter", limits, tmp_path / "pids", hide)
         tasks = []
         for student_id, path in found.items():
             if not STUDENT_ID.match(student_id):
                 results.append(Result(student_id, assignment, status="error",
                                       reason="the file name is not a usable student id (letters, digits, . _ - @)"))
                 continue
-            tasks.append((str(template), str(work), assignment, student_id, str(path)))
+            tasks.append((str(template), str(work), assignment, student_id, str(path), limits.wall_seconds, isolated))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_quiet_worker, initargs=(str(work),)) as pool:
+                                 initializer=_quiet_worker, initargs=(str(work), str(tmp_path / "jupyter"))) as pool:
             futures = [(task[3], pool.submit(grade_one, *task)) for task in tasks]
             for student_id, future in futures:
                 try:

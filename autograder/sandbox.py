@@ -1,0 +1,204 @@
+"""Limits for student code: the Jupyter kernel that autograding starts, wrapped.
+
+While grading, nbgrader starts the kernel ``course-sandbox`` (written by :func:`install_kernel`),
+whose command is this module::
+
+    python -m autograder.sandbox --memory-mb M --processes N --file-mb F --isolate on \
+        --hide DIR ... --pid-dir P -- python -m ipykernel_launcher -f CONNECTION_FILE
+
+It sets the limits on itself and then *becomes* the kernel (``exec``), so every limit holds
+for the student's code and anything it starts:
+
+- memory: ``RLIMIT_AS`` (address space); an allocation past it raises ``MemoryError`` in the cell;
+- processes: ``RLIMIT_NPROC``, as this many processes/threads beyond what the user already runs
+  (Linux does not enforce it for root: see the README);
+- file size: ``RLIMIT_FSIZE``; writing past it raises ``OSError`` (EFBIG);
+- isolation (``unshare -rnm``): no network (an empty network namespace; the kernel talks to
+  nbgrader over Unix sockets), every file system read-only except the kernel's own folder (a
+  fresh one per submission, also its HOME and TMPDIR), the ``--hide`` folders (instructors'
+  notebooks, tests, the gradebooks, other students' submissions) covered by empty ones; a nested
+  user namespace locks these mounts. Where unprivileged user namespaces are not allowed,
+  :func:`isolation_problem` says why and the kernel runs with the limits only;
+- the pid file lets the grader stop the kernel and its children (the kernel leads its own
+  process group) when a submission runs past its wall-clock limit.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+KERNEL_NAME = "course-sandbox"
+KERNEL_DIR_VARIABLE = "COURSE_KERNEL_DIR"
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What student code may use; every default can be changed on the command line."""
+
+    cell_timeout: int | None = None   # seconds per cell (None: the notebook's own cell_timeout)
+    wall_seconds: int = 600           # seconds for a whole submission (kernel start to last cell)
+    memory_mb: int = 4096             # address space of the kernel (torch + the course import in ~0.8 GB)
+    processes: int = 64               # new processes/threads the kernel may start
+    file_mb: int = 256                # largest file the kernel may write
+    isolate: bool = True              # no network, read-only files but its own folder, hidden paths
+
+
+@functools.lru_cache(maxsize=1)
+def isolation_problem() -> str:
+    """'' when the kernel can be isolated here (``unshare -rnm``), else one sentence saying why not."""
+    if shutil.which("unshare") is None or shutil.which("mount") is None:
+        return "the unshare and mount commands are not installed"
+    try:
+        proc = subprocess.run(["unshare", "-rnm", "--", "sh", "-c", "mount -o remount,bind,ro / && unshare -rm true"],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"unshare failed ({err})"
+    if proc.returncode != 0:
+        return f"unprivileged user namespaces are not allowed here ({proc.stderr.strip()[:120]})"
+    return ""
+
+
+def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path, hide: list[Path] = ()) -> bool:
+    """Write the ``course-sandbox`` kernelspec under JUPYTER_PATH; True when the kernel is isolated."""
+    isolate = limits.isolate and not isolation_problem()
+    argv = [
+        sys.executable, "-m", "autograder.sandbox",
+        "--memory-mb", str(limits.memory_mb), "--processes", str(limits.processes),
+        "--file-mb", str(limits.file_mb), "--isolate", "on" if isolate else "off",
+        *[arg for path in hide for arg in ("--hide", str(path))],
+        "--pid-dir", str(pid_dir), "--",
+        sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+    ]
+    folder = jupyter_path / "kernels" / KERNEL_NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = {"argv": argv, "display_name": "Python 3 (course sandbox)", "language": "python",
+            "metadata": {"debugger": False}}
+    (folder / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+    return isolate
+
+
+def kernel_config(isolated: bool, kernel_dir: Path) -> dict:
+    """nbgrader settings that route execution through the sandbox kernel, its sockets in ``kernel_dir``."""
+    config = {"Execute": {"kernel_name": KERNEL_NAME}}
+    if isolated:  # TCP on 127.0.0.1 cannot cross network namespaces; Unix sockets can
+        config["KernelManager"] = {"transport": "ipc", "ip": str(kernel_dir / "k")}
+    return config
+
+
+def _user_tasks() -> int:
+    """Processes and threads this user runs now (RLIMIT_NPROC counts both, per user)."""
+    uid, count = os.getuid(), 0
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    count += len(os.listdir(f"/proc/{entry.name}/task"))
+            except OSError:
+                continue
+    return count
+
+
+def _limit(which: int, value: int) -> None:
+    soft, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
+
+
+def apply_limits(memory_mb: int, processes: int, file_mb: int) -> None:
+    _limit(resource.RLIMIT_AS, memory_mb << 20)
+    _limit(resource.RLIMIT_NPROC, _user_tasks() + processes)
+    _limit(resource.RLIMIT_FSIZE, file_mb << 20)
+    _limit(resource.RLIMIT_CORE, 0)
+
+
+# Run inside new user, mount and network namespaces, before the kernel starts: hide what the
+# student must not read, make every file system read-only except the kernel's own folder, then
+# enter a nested user namespace so that the kernel cannot undo these mounts (they are locked).
+_MOUNT_SCRIPT = r"""
+set -e
+kdir="$1"; shift
+while [ "$1" != "--" ]; do
+    mount -t tmpfs -o ro,size=4k,mode=755 none "$1"; shift
+done
+shift
+mount --bind "$kdir" "$kdir"
+mount -t tmpfs -o size=64m,mode=1777 none /dev/shm 2>/dev/null || true
+mount -o remount,bind,ro /
+cd "$kdir"  # re-enter it through the writable mount
+exec unshare -rm -- "$@"
+"""
+
+
+def _private_home(kdir: Path) -> dict[str, str]:
+    """HOME, TMPDIR and tool caches inside the kernel's own folder (the only writable place)."""
+    env = dict(os.environ)
+    mpl = kdir / "matplotlib"
+    mpl.mkdir(exist_ok=True)
+    old = os.environ.get("MPLCONFIGDIR")
+    if old and Path(old).is_dir():  # reuse the font cache: rebuilding it costs seconds
+        for cache in Path(old).glob("fontlist*.json"):
+            shutil.copy(cache, mpl / cache.name)
+    env.update(HOME=str(kdir), TMPDIR=str(kdir), MPLCONFIGDIR=str(mpl), IPYTHONDIR=str(kdir / "ipython"))
+    return env
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m autograder.sandbox")
+    parser.add_argument("--memory-mb", type=int, required=True)
+    parser.add_argument("--processes", type=int, required=True)
+    parser.add_argument("--file-mb", type=int, required=True)
+    parser.add_argument("--isolate", choices=("on", "off"), default="on",
+                        help="namespaces: no network, read-only files except the kernel's folder, hidden paths")
+    parser.add_argument("--hide", action="append", default=[], help="a folder the student's code must not see")
+    parser.add_argument("--pid-dir", type=Path, required=True)
+    parser.add_argument("command", nargs=argparse.REMAINDER)
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if os.getpgid(0) != os.getpid():
+        os.setsid()  # the kernel leads its own group: the grader can stop it with all its children
+    args.pid_dir.mkdir(parents=True, exist_ok=True)
+    # The kernel's folder (the grader makes a fresh one per submission): its sockets, HOME and TMPDIR.
+    kdir = Path(os.environ.get(KERNEL_DIR_VARIABLE) or os.getcwd()).resolve()
+    (args.pid_dir / f"kernel-{os.getpid()}.pid").write_text(str(kdir), encoding="utf-8")
+    env = _private_home(kdir)
+    os.chdir(kdir)
+    apply_limits(args.memory_mb, args.processes, args.file_mb)
+    if args.isolate == "on":
+        hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
+        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", str(kdir), *hide, "--", *command]
+    os.execvpe(command[0], command, env)
+
+
+def stop_kernels(pid_dir: Path, under: Path) -> int:
+    """Kill (with their process groups) the kernels started in ``under``; returns how many."""
+    stopped = 0
+    for pid_file in pid_dir.glob("kernel-*.pid"):
+        try:
+            cwd = Path(pid_file.read_text(encoding="utf-8"))
+            pid = int(pid_file.stem.split("-", 1)[1])
+        except (OSError, ValueError):
+            continue
+        if cwd != under and under not in cwd.parents:
+            continue
+        for kill in (os.killpg, os.kill):
+            try:
+                kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        pid_file.unlink(missing_ok=True)
+        stopped += 1
+    return stopped
+
+
+if __name__ == "__main__":
+    main()

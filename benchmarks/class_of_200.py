@@ -1,0 +1,91 @@
+"""A class of N submissions of one notebook, graded with `python -m autograder grade --jobs <cores>`.
+
+    python benchmarks/class_of_200.py [--students 200] [--notebook 05_self_attention] [--jobs N]
+
+The class is copies of four kinds of submission: the full solution (half the class), a partial
+one (two exercises left blank), one with a catalogued mistake, and the blank release. It prints
+the seconds per submission and the total against DESIGN.md's budget: a class of 200 in under
+15 minutes on 2 cores. With --students below 200 the total for 200 is extrapolated (and says so).
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[1]
+BUDGET_SECONDS = 15 * 60
+CLASS = 200
+
+
+def answers(source: nbformat.NotebookNode) -> dict[str, str]:
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
+            if c.metadata.get("nbgrader", {}).get("solution")}
+
+
+def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
+    source = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
+    release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    solution = answers(source)
+    code_cells = [gid for gid, text in solution.items() if "def " in text] or list(solution)
+    stub = "# YOUR CODE HERE\nraise NotImplementedError()"
+    kinds = {
+        "solution": solution,
+        "partial": {**solution, **{gid: stub for gid in code_cells[-2:]}},
+        "mistake": {**solution, code_cells[0]: solution[code_cells[0]].replace("return ", "return 2 * ", 1)},
+        "blank": {},
+    }
+    plan = ["solution", "solution", "partial", "mistake", "solution", "blank", "solution", "partial"]
+    counts: dict[str, int] = {}
+    for i in range(students):
+        kind = plan[i % len(plan)]
+        nb = copy.deepcopy(release)
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid in kinds[kind]:
+                cell.source = kinds[kind][gid]
+        nbformat.write(nb, folder / f"s{i:03d}_{kind}.ipynb")
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--students", type=int, default=CLASS)
+    parser.add_argument("--notebook", default="05_self_attention")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="class-of-200-") as tmp:
+        subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
+        subs.mkdir()
+        counts = make_class(args.notebook, args.students, subs)
+        start = time.monotonic()
+        proc = subprocess.run([sys.executable, "-m", "autograder", "grade", args.notebook, str(subs),
+                               "--out", str(out), "--jobs", str(args.jobs)], capture_output=True, text=True)
+        seconds = time.monotonic() - start
+        if proc.returncode != 0:
+            print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
+            return 1
+        results = json.loads((out / "results.json").read_text())
+    per = seconds / args.students
+    total_200 = per * CLASS
+    errors = sum(r["status"] != "graded" for r in results)
+    print(f"{args.notebook}: {args.students} submissions ({', '.join(f'{n} {k}' for k, n in counts.items())}), "
+          f"--jobs {args.jobs} on {os.cpu_count()} cores")
+    print(f"  wall time {seconds:.1f} s, {per:.2f} s per submission; {errors} not graded")
+    label = "measured" if args.students == CLASS else f"extrapolated from {args.students}"
+    verdict = "within" if total_200 <= BUDGET_SECONDS else "OVER"
+    print(f"  class of {CLASS}: {total_200 / 60:.1f} min ({label}); budget {BUDGET_SECONDS // 60} min: {verdict}")
+    return 0 if total_200 <= BUDGET_SECONDS else 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
