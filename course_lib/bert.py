@@ -131,6 +131,10 @@ class BertModel(nn.Module):
     ``output_hidden_states``, the tuple of the embeddings' output and every layer's output.
     token_type_ids defaults to all 0 (one sentence); attention_mask to all 1 (no padding).
     Padding positions get hidden states too (computed from the real tokens); ignore them.
+
+    One difference from BERT, while training only: notebook 06's FeedForward also applies dropout
+    after the GELU (as ``nn.TransformerEncoderLayer`` does); BERT does not. In eval mode (or with
+    dropout=0) the two compute the same function.
     """
 
     def __init__(self, config: BertConfig):

@@ -33,26 +33,25 @@ from course_lib.bert import (COURSE_BERT_PATH, BertConfig, BertForPreTraining, C
 from course_lib.data import docstring_sentences
 from course_lib.train import IGNORE_INDEX
 
-__all__ = ["PretrainConfig", "corpus_vocab", "minilm_embeddings", "encode_sentences", "sentence_pair_batch", "single_sentence_batch",
+__all__ = ["PretrainConfig", "corpus_vocab", "encode_sentences", "sentence_pair_batch", "single_sentence_batch",
            "masked_lm_loss", "mlm_accuracy", "pretrain", "save_checkpoint", "main"]
 
 
 @dataclass
 class PretrainConfig:
     hidden_size: int = 128
-    num_layers: int = 3
+    num_layers: int = 2
     num_heads: int = 4
     intermediate_size: int = 512
     max_sentence_tokens: int = 24   # WordPieces per sentence, longer ones are cut; a pair has 2 * 24 + 3
     dropout: float = 0.0            # a few epochs on a small model: no dropout needed, and faster
-    steps: int = 600
+    steps: int = 1600
     batch_size: int = 64
     learning_rate: float = 1e-3
-    warmup_steps: int = 60
+    warmup_steps: int = 100
     weight_decay: float = 0.01
     seed: int = 0
     threads: int = 1                   # fixed, so that a rerun adds up the same numbers in the same order
-    embeddings_from_minilm: bool = True  # start the word embeddings from MiniLM's, projected (PCA) to hidden_size
 
     def bert_config(self, vocab_size: int) -> BertConfig:
         return BertConfig(vocab_size=vocab_size, hidden_size=self.hidden_size, num_layers=self.num_layers,
@@ -65,26 +64,6 @@ def corpus_vocab(sentences: Sequence[str], tokenizer=None) -> CorpusVocab:
     tokenizer = tokenizer or minilm_tokenizer()
     used = {i for ids in tokenizer(list(sentences), add_special_tokens=False)["input_ids"] for i in ids}
     return CorpusVocab(sorted(used | set(tokenizer.all_special_ids)), tokenizer)
-
-
-def minilm_embeddings(vocab: CorpusVocab, dim: int) -> torch.Tensor:
-    """(len(vocab), dim): MiniLM's word embeddings of our vocabulary, projected on their top ``dim`` principal axes.
-
-    Rescaled to BERT's initial standard deviation 0.02, so only the directions are borrowed:
-    words MiniLM puts close together start close together, which a few minutes of training
-    on a small corpus could not learn on their own.
-    """
-    from safetensors import safe_open
-
-    from course_lib.bert import minilm_path
-
-    with safe_open(str(minilm_path() / "model.safetensors"), framework="pt") as weights:
-        table = weights.get_tensor("embeddings.word_embeddings.weight")  # (30522, 384)
-    rows = table[vocab.real_ids].double()  # (V, 384)
-    centred = rows - rows.mean(dim=0)
-    _, _, directions = torch.linalg.svd(centred, full_matrices=False)  # directions: (384, 384), by variance
-    projected = centred @ directions[:dim].T  # (V, dim)
-    return (projected * (0.02 / projected.std())).float()
 
 
 def encode_sentences(sentences: Sequence[str], vocab: CorpusVocab, max_tokens: int) -> list[torch.Tensor]:
@@ -168,7 +147,7 @@ def mlm_accuracy(model: BertForPreTraining, encoded: Sequence[torch.Tensor], voc
     return (predictions == targets).float().mean().item(), predictions, targets
 
 
-def pretrain(config: PretrainConfig, train_sentences: Sequence[str], vocab: CorpusVocab, log_every: int = 100,
+def pretrain(config: PretrainConfig, train_sentences: Sequence[str], vocab: CorpusVocab, log_every: int = 200,
              valid_sentences: Sequence[str] = ()) -> tuple[BertForPreTraining, list[tuple[int, float]]]:
     """Train a fresh :class:`BertForPreTraining`; returns it (in eval mode) and (step, loss) pairs."""
     torch.manual_seed(config.seed)
@@ -176,9 +155,6 @@ def pretrain(config: PretrainConfig, train_sentences: Sequence[str], vocab: Corp
     encoded = encode_sentences(train_sentences, vocab, config.max_sentence_tokens)
     valid = encode_sentences(valid_sentences, vocab, config.max_sentence_tokens)
     model = BertForPreTraining(config.bert_config(len(vocab)))
-    if config.embeddings_from_minilm:
-        with torch.no_grad():
-            model.bert.embeddings.word_embeddings.weight.copy_(minilm_embeddings(vocab, config.hidden_size))
     decay = [p for name, p in model.named_parameters() if p.dim() >= 2]
     no_decay = [p for name, p in model.named_parameters() if p.dim() < 2]  # biases and LayerNorm gains
     optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
@@ -229,9 +205,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=PretrainConfig.steps)
     parser.add_argument("--out", type=Path, default=COURSE_BERT_PATH)
-    parser.add_argument("--random-embeddings", action="store_true", help="do not start from MiniLM's embeddings")
     args = parser.parse_args(argv)
-    config = PretrainConfig(steps=args.steps, embeddings_from_minilm=not args.random_embeddings)
+    config = PretrainConfig(steps=args.steps)
     torch.set_num_threads(config.threads)
     train_sentences, valid_sentences = docstring_sentences()
     vocab = corpus_vocab(train_sentences + valid_sentences)
@@ -241,7 +216,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     seconds = time.perf_counter() - start
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save_checkpoint(model, vocab, config, args.out, seconds=round(seconds), history=history,
-                    torch_version=torch.__version__)
+                    torch_version=str(torch.__version__))
     print(f"{seconds:.0f} s; wrote {args.out} ({args.out.stat().st_size / 1e6:.1f} MB)")
 
 

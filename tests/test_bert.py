@@ -32,8 +32,13 @@ SMALL = dict(vocab_size=53, hidden_size=32, num_layers=2, num_heads=4, intermedi
 
 
 @pytest.fixture(autouse=True)
-def _seed():
+def _seed_and_one_thread():
+    """Seed every test; one CPU thread, which is faster for these small tensors on a busy machine."""
     torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
 
 
 @pytest.fixture(scope="module")
@@ -387,7 +392,7 @@ def test_fast_masked_lm_loss_equals_the_models_loss(corpus):
 def test_pretraining_is_reproducible_and_lowers_the_loss(corpus):
     train, _, vocab = corpus
     config = PretrainConfig(num_layers=1, hidden_size=32, intermediate_size=64, steps=30, warmup_steps=3,
-                            batch_size=16, learning_rate=3e-3, embeddings_from_minilm=False)
+                            batch_size=16, learning_rate=3e-3)
     first, history = pretrain(config, train[:400], vocab, log_every=10)
     second, again = pretrain(config, train[:400], vocab, log_every=10)
     assert history == again
@@ -407,6 +412,16 @@ def test_course_bert_checkpoint_is_small_and_loads(course_bert):
     assert model.mlm_head.decoder.weight is model.bert.embeddings.word_embeddings.weight
     checkpoint = torch.load(COURSE_BERT_PATH, map_location="cpu", weights_only=True)
     assert checkpoint["pretrain_config"]["steps"] >= 100
+
+
+def test_checkpoint_is_declared_as_package_data():
+    """A non-editable install (a wheel) must carry the checkpoint too."""
+    import fnmatch
+    import tomllib
+
+    package_data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    relative = COURSE_BERT_PATH.relative_to(REPO / "course_lib").as_posix()
+    assert any(fnmatch.fnmatch(relative, pattern) for pattern in package_data.get("course_lib", []))
 
 
 def test_course_bert_beats_a_unigram_baseline_on_held_out_sentences(course_bert, corpus):
