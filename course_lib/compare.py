@@ -323,6 +323,8 @@ class ModelResult:
     bits_per_char: float    # on the held-out characters
     scored_chars: int       # how many held-out characters were scored
     vocab_size: int
+    #: the trained model (a CharNGram or an nn.Module), for sampling or a closer look; not part of the table
+    trained: Any = field(default=None, repr=False, compare=False)
 
     @property
     def uniform_bits(self) -> float:
@@ -363,7 +365,7 @@ def _run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Ten
     seconds = time.perf_counter() - start
     bits = model.target_bits(stream.numpy(), first_target)
     return ModelResult("n-gram", f"order {best}", model.num_counts, None, seconds,
-                       len(train_np) / seconds, float(bits.mean()), len(bits), vocab_size)
+                       len(train_np) / seconds, float(bits.mean()), len(bits), vocab_size, trained=model)
 
 
 def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor,
@@ -384,7 +386,8 @@ def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, strea
     scores = evaluate(model, iterate_batches(x, y, batch_size=256))
     parameters = sum(p.numel() for p in model.parameters())
     return ModelResult(name, f"{context} chars", parameters, len(history.train_steps), history.seconds,
-                       history.tokens_per_second, scores["bits_per_token"], int(scores["tokens"]), vocab_size)
+                       history.tokens_per_second, scores["bits_per_token"], int(scores["tokens"]), vocab_size,
+                       trained=model)
 
 
 def compare_char_models(config: CompareConfig | None = None, device: torch.device | str | None = None,

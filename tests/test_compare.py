@@ -43,6 +43,7 @@ def test_every_model_is_there_and_beats_uniform_guessing(results):
         if r.model != "n-gram":
             assert r.steps >= 1
             assert r.train_seconds < 5  # the budget stops training (1 s, plus the last step)
+            assert isinstance(r.trained, torch.nn.Module) and not r.trained.training  # ready to sample from
 
 
 def test_every_model_is_scored_on_the_same_held_out_characters(results):
