@@ -7,7 +7,9 @@
 - autograding: N submissions of each notebook (solutions and blanks) through
   `python -m autograder grade`, seconds per submission and wall time;
 - language models against their targets: the FFNN's validation perplexity on the cat/dog world
-  against the exact entropy floor (target: within 5%), as trained in notebook 02.
+  against the exact entropy floor (target: within 5%), as trained in notebook 02; and every model
+  of the course on one character corpus, bits per character under the same training budget
+  (``course_lib.compare``).
 Results go to benchmarks/results/latest.{md,json}.
 """
 from __future__ import annotations
@@ -98,6 +100,22 @@ def ffnn_cat_dog() -> dict:
             "train_s": round(history.seconds, 1), "ok": ppl <= 1.05 * floor}
 
 
+def char_models(budget_s: float) -> list[dict]:
+    """Every language model of the course on notebook 04's character corpus, the same training budget each
+    (``course_lib.compare``, one thread): validation bits per character."""
+    from course_lib.compare import CompareConfig, compare_char_models
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        results = compare_char_models(CompareConfig(budget_s=budget_s))
+    finally:
+        torch.set_num_threads(threads)
+    return [{"model": r.model, "setting": r.setting, "parameters": r.parameters, "steps": r.steps,
+             "train_s": round(r.train_seconds, 1), "chars_per_s": round(r.chars_per_second),
+             "bits_per_char": round(r.bits_per_char, 3), "uniform_bits": round(r.uniform_bits, 3)} for r in results]
+
+
 def time_install() -> float:
     """Seconds of `make install` (what the README's first command runs before JupyterLab starts) in a fresh
     clone of this repository, with the machine's package cache as it is (warm after any earlier install)."""
@@ -118,6 +136,8 @@ def main() -> None:
     parser.add_argument("--submissions", type=int, default=6)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--skip-install", action="store_true", help="do not time `make install` in a fresh clone")
+    parser.add_argument("--char-budget", type=float, default=30.0,
+                        help="training seconds per model in the character-model comparison (0: skip it)")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     device = os.environ.get("COURSE_DEVICE", "auto")
@@ -141,6 +161,7 @@ def main() -> None:
                              f"{grading['jobs']} jobs)", "seconds": grading["s_per_submission"], "budget_s": 10.0,
                      "ratio": round(grading["s_per_submission"] / 10.0, 2), "ok": grading["s_per_submission"] <= 10.0})
     models = [ffnn_cat_dog()]
+    chars = char_models(args.char_budget) if args.char_budget > 0 else []
     meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu_name(), "cores": os.cpu_count(),
             "torch": torch.__version__, "device": device, "cuda": torch.cuda.is_available()}
     lines = [f"Measured {meta['date']} on {meta['cpu']} ({meta['cores']} cores), torch {meta['torch']}, "
@@ -151,6 +172,14 @@ def main() -> None:
               "|---|---|---|---|---|---|---|---|"]
     lines += [f"| {m['model']} | {m['metric']} | {m['value']} | <= {m['target']} | {m['floor']} | {m['ratio_to_floor']} | "
               f"{m['train_s']} | {'yes' if m['ok'] else 'NO'} |" for m in models]
+    if chars:
+        lines += ["", f"Character models on notebook 04's corpus (Python source, last 10% held out), "
+                      f"{args.char_budget:g} s of training each, one thread:", "",
+                  "| model | setting | parameters | steps | training (s) | chars/s | validation bits/char |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {c['model']} | {c['setting']} | {c['parameters']:,} | {c['steps'] if c['steps'] else '-'} | "
+                  f"{c['train_s']} | {c['chars_per_s']:,} | {c['bits_per_char']} |" for c in chars]
+        lines += [f"| uniform guess | | | | | | {chars[0]['uniform_bits']} |"]
     if not torch.cuda.is_available():
         lines += ["", "GPU benchmarks: skipped: no CUDA."]
     table = "\n".join(lines)
@@ -158,7 +187,8 @@ def main() -> None:
     out = REPO / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "latest.md").write_text(table + "\n", encoding="utf-8")
-    (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": gradings, "models": models}, indent=1), encoding="utf-8")
+    (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": gradings, "models": models,
+                                                      "char_models": chars}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
