@@ -41,10 +41,10 @@ from course_lib.train import IGNORE_INDEX, lm_loss
 from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock, _copy_linear, _copy_norm, _copy_tensor
 from course_lib.validation import require_positive_int, require_probability, require_token_ids
 
-__all__ = ["BertConfig", "BertEmbeddings", "BertModel", "init_bert_weights", "BertOutput", "MLMHead", "NSPHead", "PreTrainingLogits",
-           "BertForPreTraining", "mask_tokens", "special_tokens_mask", "copy_from_hf", "minilm_path",
-           "minilm_tokenizer", "load_hf_minilm", "load_pretrained_minilm", "CorpusVocab", "COURSE_BERT_PATH", "load_course_bert",
-           "fill_mask"]
+__all__ = ["BertConfig", "BertEmbeddings", "BertModel", "BertOutput", "init_bert_weights", "MLMHead", "NSPHead",
+           "PreTrainingLogits", "BertForPreTraining", "mask_tokens", "special_tokens_mask", "copy_from_hf",
+           "minilm_path", "minilm_tokenizer", "load_hf_minilm", "load_pretrained_minilm", "CorpusVocab",
+           "COURSE_BERT_PATH", "load_course_bert", "fill_mask"]
 
 ASSETS = Path(__file__).resolve().parent / "assets"
 COURSE_BERT_PATH = ASSETS / "course_bert.pt"
@@ -444,8 +444,13 @@ def load_hf_minilm():
     from transformers import BertModel as HFBertModel
     from transformers.utils import logging
 
-    logging.disable_progress_bar()
-    model = HFBertModel.from_pretrained(minilm_path(), local_files_only=True).eval()
+    bar_was_on = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()  # no "Loading weights" bar in the notebooks
+    try:
+        model = HFBertModel.from_pretrained(minilm_path(), local_files_only=True).eval()
+    finally:
+        if bar_was_on:
+            logging.enable_progress_bar()
     return model, minilm_tokenizer()
 
 
@@ -512,7 +517,8 @@ def load_course_bert(path: str | Path = COURSE_BERT_PATH, device: torch.device |
     """
     path = Path(path)
     if not path.is_file():
-        raise FileNotFoundError(f"no course BERT checkpoint at {path}; write one with `python -m course_lib.bert_pretrain`.")
+        raise FileNotFoundError(f"no course BERT checkpoint at {path}; "
+                                "write one with `python -m course_lib.bert_pretrain`.")
     checkpoint = torch.load(path, map_location="cpu", weights_only=True)
     model = BertForPreTraining(BertConfig(**checkpoint["config"]))
     state = {name: tensor.float() for name, tensor in checkpoint["state_dict"].items()}
@@ -520,7 +526,8 @@ def load_course_bert(path: str | Path = COURSE_BERT_PATH, device: torch.device |
     model.load_state_dict(state)
     vocab = CorpusVocab(checkpoint["real_ids"].tolist(), minilm_tokenizer())
     if len(vocab) != model.config.vocab_size:
-        raise ValueError(f"{path} is inconsistent: {len(vocab)} vocabulary ids for a model of {model.config.vocab_size}.")
+        raise ValueError(f"{path} is inconsistent: {len(vocab)} vocabulary ids for a model of "
+                         f"{model.config.vocab_size}.")
     model.eval()
     return (model.to(device) if device is not None else model), vocab
 
@@ -535,8 +542,11 @@ def fill_mask(text: str, top_k: int = 5, model: BertForPreTraining | None = None
               vocab: CorpusVocab | None = None) -> list[list[tuple[str, float]]]:
     """The ``top_k`` guesses for each [MASK] in ``text``: one list of (WordPiece, probability) per [MASK].
 
-    >>> fill_mask("Return the [MASK] of the list.")[0]   # doctest: +SKIP
-    Uses the course's small BERT unless ``model`` and ``vocab`` are given.
+    >>> fill_mask("Return the [MASK] of the list.", top_k=6)[0]   # doctest: +SKIP
+    [('list', 0.046), ('file', 0.038), ('path', 0.033), ('name', 0.02), ('value', 0.018), ('number', 0.018)]
+
+    Uses the course's small BERT unless ``model`` and ``vocab`` are given. Special tokens are
+    never suggested (their probability is set to 0, the others are not renormalised).
     """
     if not isinstance(text, str):
         raise TypeError(f"fill_mask takes a string with [MASK] in it, got {type(text).__name__}.")

@@ -4,6 +4,7 @@ masking follows BERT's 80/10/10 recipe by statistics, and the committed small BE
 The reference is always an independent implementation (``transformers``), the real tokenizer, or
 a number computed here (frequencies, a unigram baseline); never course_lib's own output.
 """
+import copy
 import os
 import shutil
 import subprocess
@@ -88,7 +89,7 @@ def _padded_batch(vocab_size, device, lengths=(9, 5, 7)):
 @pytest.mark.parametrize("fast", [None, False], ids=["fused-attention", "readable-attention"])
 def test_minilm_hidden_states_equal_transformers_at_every_layer(minilm, fast, device):
     hf_model, tokenizer, ours = minilm
-    ours = set_fast_attention(ours.to(device), fast)
+    ours = set_fast_attention(copy.deepcopy(ours).to(device), fast)  # a copy: the fixture stays on the CPU
     first, second = zip(*PAIRS)
     batch = tokenizer(list(first), list(second), padding=True, return_tensors="pt")
     assert (batch["attention_mask"] == 0).any() and (batch["token_type_ids"] == 1).any()  # padding, two segments
@@ -380,7 +381,8 @@ def test_sentence_pairs_follow_the_nsp_recipe(corpus):
 
 def test_fast_masked_lm_loss_equals_the_models_loss(corpus):
     train, _, vocab = corpus
-    model = BertForPreTraining(PretrainConfig(num_layers=1, hidden_size=32, intermediate_size=64).bert_config(len(vocab)))
+    config = PretrainConfig(num_layers=1, hidden_size=32, intermediate_size=64)
+    model = BertForPreTraining(config.bert_config(len(vocab)))
     encoded = encode_sentences(train[:50], vocab, 24)
     generator = torch.Generator().manual_seed(0)
     ids, segments, mask, is_random = sentence_pair_batch(encoded, 16, vocab, generator)
