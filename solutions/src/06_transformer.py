@@ -359,9 +359,12 @@ layers = {"self-attention (stores the n×n weights)": transformer.MultiHeadAtten
           "self-attention, fused kernel": transformer.MultiHeadAttention(d, 4, fast=True),
           "LSTM layer": LSTMLayer(d, d)}
 scaling = {}
+threads = torch.get_num_threads()
+torch.set_num_threads(1)  # steadier timings: one core, the best of 5 runs per length
 for name, layer in layers.items():
     call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, transformer.MultiHeadAttention) else None
-    scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call)
+    scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call, repeats=5)
+torch.set_num_threads(threads)
 
 fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(12, 4))
 for name, s in scaling.items():
@@ -425,13 +428,15 @@ plt.show()
 # function with longer budgets, and on a GPU when there is one. About 40 seconds.
 
 # %% [demo]
+from IPython.display import Markdown, display
+
 from course_lib.compare import CompareConfig, compare_char_models, markdown_table, plot_comparison
 
 threads = torch.get_num_threads()
 torch.set_num_threads(1)  # small models gain little from more threads, and each model's speed depends less on the machine
 results = compare_char_models(CompareConfig(budget_s=8.0), device=device)
 torch.set_num_threads(threads)
-print(markdown_table(results))
+display(Markdown(markdown_table(results)))
 plot_comparison(results)
 plt.show()
 
