@@ -15,8 +15,9 @@ for the student's code and anything it starts:
 - file size: ``RLIMIT_FSIZE``; writing past it raises ``OSError`` (EFBIG);
 - isolation (``unshare -rnm``): no network (an empty network namespace; the kernel talks to
   nbgrader over Unix sockets), every file system read-only except the kernel's own folder (a
-  fresh one per submission, also its HOME and TMPDIR), the ``--hide`` folders (instructors'
-  notebooks, tests, the gradebooks, other students' submissions) covered by empty ones; a nested
+  fresh one per submission, also its HOME and TMPDIR), the temporary folder replaced by an empty
+  private one (other grading runs and other kernels live there), the ``--hide`` folders
+  (instructors' notebooks, tests, the gradebooks, other students' submissions) covered; a nested
   user namespace locks these mounts. Where unprivileged user namespaces are not allowed,
   :func:`isolation_problem` says why and the kernel runs with the limits only;
 - the pid file lets the grader stop the kernel and its children (the kernel leads its own
@@ -33,6 +34,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -90,7 +92,8 @@ def kernel_config(isolated: bool, kernel_dir: Path) -> dict:
     """nbgrader settings that route execution through the sandbox kernel, its sockets in ``kernel_dir``."""
     config = {"Execute": {"kernel_name": KERNEL_NAME}}
     if isolated:  # TCP on 127.0.0.1 cannot cross network namespaces; Unix sockets can
-        config["KernelManager"] = {"transport": "ipc", "ip": str(kernel_dir / "k")}
+        config["KernelManager"] = {"transport": "ipc", "ip": str(kernel_dir / "k"),
+                                   "connection_file": str(kernel_dir / "connection.json")}
     return config
 
 
@@ -124,17 +127,27 @@ def apply_limits(memory_mb: int, processes: int, file_mb: int) -> None:
 # Run inside new user, mount and network namespaces, before the kernel starts: hide what the
 # student must not read, make every file system read-only except the kernel's own folder, then
 # enter a nested user namespace so that the kernel cannot undo these mounts (they are locked).
+# The temporary folder that holds the kernel's folder is replaced by an empty private one (other
+# grading runs, other kernels' sockets and tokens live there), with only the kernel's folder put back.
 _MOUNT_SCRIPT = r"""
 set -e
-kdir="$1"; shift
+kdir="$1"; tmp="$2"; shift 2
 while [ "$1" != "--" ]; do
     mount -t tmpfs -o ro,size=4k,mode=755 none "$1"; shift
 done
 shift
-mount --bind "$kdir" "$kdir"
-mount -t tmpfs -o size=64m,mode=1777 none /dev/shm 2>/dev/null || true
+mount -t tmpfs -o size=64m,mode=1777 none /dev/shm
+if [ "$tmp" = "-" ]; then
+    mount --bind "$kdir" "$kdir"
+else
+    mkdir /dev/shm/.kernel
+    mount --bind "$kdir" /dev/shm/.kernel
+    mount -t tmpfs -o size=64m,mode=1777 none "$tmp"
+    mkdir -p "$kdir"
+    mount --bind /dev/shm/.kernel "$kdir"
+fi
 mount -o remount,bind,ro /
-cd "$kdir"  # re-enter it through the writable mount
+cd "$kdir"
 exec unshare -rm -- "$@"
 """
 
@@ -175,7 +188,9 @@ def main(argv: list[str] | None = None) -> None:
     apply_limits(args.memory_mb, args.processes, args.file_mb)
     if args.isolate == "on":
         hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
-        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", str(kdir), *hide, "--", *command]
+        tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
+        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", str(kdir), str(tmp),
+                   *hide, "--", *command]
     os.execvpe(command[0], command, env)
 
 
