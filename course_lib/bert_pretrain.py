@@ -136,15 +136,16 @@ def mlm_accuracy(model: BertForPreTraining, encoded: Sequence[torch.Tensor], voc
     scored on exactly the same positions.
     """
     model.eval()
-    generator = torch.Generator().manual_seed(seed)
+    device = next(model.parameters()).device
+    generator = torch.Generator().manual_seed(seed)  # the masking is drawn on the CPU, the same on every device
     predictions, targets = [], []
     for start in range(0, len(encoded), batch_size):
         input_ids, token_type_ids, attention_mask = single_sentence_batch(encoded[start:start + batch_size], vocab)
         special = special_tokens_mask(input_ids, vocab.special_ids)
         inputs, labels = mask_tokens(input_ids, special, generator, len(vocab), vocab.mask_id)
-        logits, _ = model(inputs, token_type_ids, attention_mask)
+        logits, _ = model(inputs.to(device), token_type_ids.to(device), attention_mask.to(device))
         selected = labels != IGNORE_INDEX
-        predictions.append(logits.mlm[selected].argmax(-1))
+        predictions.append(logits.mlm[selected.to(device)].argmax(-1).cpu())
         targets.append(labels[selected])
     predictions, targets = torch.cat(predictions), torch.cat(targets)
     return (predictions == targets).float().mean().item(), predictions, targets

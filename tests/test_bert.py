@@ -426,10 +426,11 @@ def test_checkpoint_is_declared_as_package_data():
     assert any(fnmatch.fnmatch(relative, pattern) for pattern in package_data.get("course_lib", []))
 
 
-def test_course_bert_beats_a_unigram_baseline_on_held_out_sentences(course_bert, corpus):
+def test_course_bert_beats_a_unigram_baseline_on_held_out_sentences(course_bert, corpus, device):
     """Masked-token accuracy on validation docstrings (modules never trained on) vs always guessing
     the most frequent training token."""
     model, vocab = course_bert
+    model = copy.deepcopy(model).to(device)
     train, valid, _ = corpus
     counts = torch.bincount(torch.cat(encode_sentences(train, vocab, 24)), minlength=len(vocab))
     most_frequent = counts.argmax().item()
