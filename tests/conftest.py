@@ -1,4 +1,4 @@
-"""Shared fixtures: the devices to test on (CPU always, CUDA when torch sees one)."""
+"""Shared fixtures: the devices to test on (CPU always, CUDA when torch sees one), seeding and one thread."""
 import pytest
 import torch
 
@@ -11,3 +11,13 @@ DEVICES = [
 @pytest.fixture(params=DEVICES)
 def device(request):
     return torch.device(request.param)
+
+
+@pytest.fixture
+def seeded_one_thread():
+    """Seed the test; one CPU thread, which is faster for small tensors on a busy machine."""
+    torch.manual_seed(0)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)

@@ -32,14 +32,7 @@ PAIRS = [("The river bank was muddy after the rain.", "We sat on the bank and wa
 SMALL = dict(vocab_size=53, hidden_size=32, num_layers=2, num_heads=4, intermediate_size=48, max_position=20)
 
 
-@pytest.fixture(autouse=True)
-def _seed_and_one_thread():
-    """Seed every test; one CPU thread, which is faster for these small tensors on a busy machine."""
-    torch.manual_seed(0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("seeded_one_thread")
 
 
 @pytest.fixture(scope="module")

@@ -21,14 +21,7 @@ DTYPES = [pytest.param(torch.float32, id="float32"), pytest.param(torch.float64,
 B, T, S, D_MODEL, HEADS, D_FF = 3, 6, 5, 16, 4, 32
 
 
-@pytest.fixture(autouse=True)
-def _seed_and_one_thread():
-    """Seed every test; one CPU thread, which is faster for these tiny tensors on a busy machine."""
-    torch.manual_seed(0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+pytestmark = pytest.mark.usefixtures("seeded_one_thread")
 
 
 def _randn(*shape, dtype=torch.float32, device="cpu"):
