@@ -218,7 +218,7 @@ def _apply_guards(autograded: Path, token: str, release_nb: nbformat.NotebookNod
         gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
         if gid in bad and cell.cell_type == "code":
             cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="IntegrityError", evalue=bad[gid], traceback=[f"\u2718 {gid}: {bad[gid]}"]))
+                "error", ename="IntegrityError", evalue=bad[gid], traceback=[f"\u2718 {bad[gid]}"]))
     nbformat.write(nb, autograded)
     return sorted(bad)
 
