@@ -6,8 +6,12 @@ OUT receives ``grades.csv`` and ``feedback/<student_id>.html``.
 
 Each submission is graded in its own throw-away copy of an nbgrader course directory,
 so a broken or hostile notebook cannot disturb another student's grade, and grading
-runs in parallel across ``--jobs`` worker processes (student code itself always runs in
-a separate Jupyter kernel started by nbgrader, with a per-cell timeout).
+runs in parallel across ``--jobs`` worker processes. Student code always runs in a
+separate Jupyter kernel started by nbgrader through ``autograder.sandbox`` (per-cell
+timeout, wall-clock limit per submission, memory, processes, file size, no network,
+read-only files), and ``autograder.guard`` cells around each test cell catch code that
+patches the checks. OUT also receives ``results.json``: per-cell scores and, for each
+failing graded cell, the first line of the verdict the student sees.
 """
 from __future__ import annotations
 
