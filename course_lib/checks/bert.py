@@ -122,8 +122,6 @@ def _wordpiece_variants(vocab) -> list[Variant]:
         v("length_limit_off_by_one", f"a word of exactly {MAX_CHARS} characters is still split; only words longer "
           f"than {MAX_CHARS} characters give ['[UNK]'] (use len(word) > {MAX_CHARS}).", max_chars=MAX_CHARS - 1),
         v("empty_for_unknown", "a word that cannot be split must give ['[UNK]'], not an empty list.", unk=()),
-        v("unk_string", "a word that cannot be split must give the list ['[UNK]'], not the string '[UNK]'.",
-          unk=UNK),
     ]
 
 
