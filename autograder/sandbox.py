@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> None:
         os.setsid()  # the kernel leads its own group: the grader can stop it with all its children
     args.pid_dir.mkdir(parents=True, exist_ok=True)
     # The kernel's folder (the grader makes a fresh one per submission): its sockets, HOME and TMPDIR.
-    kdir = Path(os.environ.get(KERNEL_DIR_VARIABLE) or os.getcwd()).resolve()
+    kdir = Path(os.environ.get(KERNEL_DIR_VARIABLE) or tempfile.mkdtemp(prefix="cgk-")).resolve()
     (args.pid_dir / f"kernel-{os.getpid()}.pid").write_text(str(kdir), encoding="utf-8")
     env = _private_home(kdir)
     os.chdir(kdir)

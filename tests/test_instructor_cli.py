@@ -99,7 +99,8 @@ def test_sandbox_limits_are_set_before_the_kernel_starts(tmp_path):
              " resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)")
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "1500", "--processes", "32",
                            "--file-mb", "7", "--isolate", "off", "--pid-dir", str(tmp_path), "--",
-                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, sandbox.KERNEL_DIR_VARIABLE: str(tmp_path)})
     assert proc.stdout.split() == ["1500", "7"], proc.stderr
     assert list(tmp_path.glob("kernel-*.pid"))
 
