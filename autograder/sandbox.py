@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import os
 import resource
@@ -128,10 +129,11 @@ def apply_limits(memory_mb: int, processes: int, file_mb: int) -> None:
 # student must not read, make every file system read-only except the kernel's own folder, then
 # enter a nested user namespace so that the kernel cannot undo these mounts (they are locked).
 # The temporary folder that holds the kernel's folder is replaced by an empty private one (other
-# grading runs, other kernels' sockets and tokens live there), with only the kernel's folder put back.
+# grading runs, other kernels' sockets and tokens live there), with only the kernel's folder put back,
+# and the Python environment and course code when they live there too (a clone under /tmp).
 _MOUNT_SCRIPT = r"""
 set -e
-kdir="$1"; tmp="$2"; shift 2
+kdir="$1"; tmp="$2"; keep="$3"; shift 3
 while [ "$1" != "--" ]; do
     mount -t tmpfs -o ro,size=4k,mode=755 none "$1"; shift
 done
@@ -142,9 +144,17 @@ if [ "$tmp" = "-" ]; then
 else
     mkdir /dev/shm/.kernel
     mount --bind "$kdir" /dev/shm/.kernel
+    n=0
+    for path in $(echo "$keep" | tr ':' ' '); do
+        n=$((n + 1)); mkdir "/dev/shm/.keep$n"; mount --bind "$path" "/dev/shm/.keep$n"
+    done
     mount -t tmpfs -o size=64m,mode=1777 none "$tmp"
     mkdir -p "$kdir"
     mount --bind /dev/shm/.kernel "$kdir"
+    n=0
+    for path in $(echo "$keep" | tr ':' ' '); do
+        n=$((n + 1)); mkdir -p "$path"; mount --bind "/dev/shm/.keep$n" "$path"
+    done
 fi
 mount -o remount,bind,ro /
 cd "$kdir"
@@ -163,6 +173,16 @@ def _private_home(kdir: Path) -> dict[str, str]:
             shutil.copy(cache, mpl / cache.name)
     env.update(HOME=str(kdir), TMPDIR=str(kdir), MPLCONFIGDIR=str(mpl), IPYTHONDIR=str(kdir / "ipython"))
     return env
+
+
+def _paths_the_kernel_needs(command: list[str]) -> list[Path]:
+    """The Python installation, the environment and the course's code: replacing a folder above them breaks the kernel."""
+    spec = importlib.util.find_spec("course_lib")
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(shutil.which(command[0]) or command[0]).parent]
+    if spec is not None and spec.origin:
+        paths.append(Path(spec.origin).parent)
+    paths = sorted({path.resolve() for path in paths})
+    return [path for path in paths if not any(other in path.parents for other in paths)]  # outermost only
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -189,8 +209,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.isolate == "on":
         hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
         tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
+        # the course or its Python may live in the temporary folder: those folders are put back (read-only)
+        keep = [str(path) for path in _paths_the_kernel_needs(command) if tmp != "-" and tmp in path.parents]
         command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", str(kdir), str(tmp),
-                   *hide, "--", *command]
+                   ":".join(keep), *hide, "--", *command]
     os.execvpe(command[0], command, env)
 
 
