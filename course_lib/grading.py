@@ -142,6 +142,8 @@ class Variant:
 
 
 def _max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    if a.dtype == torch.bool or b.dtype == torch.bool:  # masks: 1 where they differ
+        a, b = a.to(torch.float64), b.to(torch.float64)
     diff = (a.detach().to(b.device, b.dtype) - b.detach()).abs()
     finite = torch.isfinite(diff)
     if not bool(finite.all()):
