@@ -40,3 +40,17 @@ class SolutionKernel:
 
     def restore(self, grade_id: str) -> None:
         self.run_cell(grade_id)
+
+    def fail_with(self, wrongs, match: str) -> None:
+        """Each wrong answer in turn fails its test cell with an AnswerError matching ``match``; the solution is put back."""
+        import pytest
+
+        from course_lib.grading import AnswerError
+
+        for wrong in wrongs:
+            self.answer(wrong.cell, wrong.source)
+            try:
+                with pytest.raises(AnswerError, match=match):
+                    self.run_cell(wrong.test_cell)
+            finally:
+                self.restore(wrong.cell)

@@ -18,13 +18,7 @@ def kernel():
 def test_banned_tokenizer_and_builtins_are_restored_after_the_checks(kernel):
     tokenizer = checks.tokenizer()
     before = (type(tokenizer).__call__, F.layer_norm, course_bert.mask_tokens, course_bert.minilm_tokenizer)
-    for cheat in CHEATS:
-        kernel.answer(cheat.cell, cheat.source)
-        try:
-            with pytest.raises(AnswerError, match="switched off"):
-                kernel.run_cell(cheat.test_cell)
-        finally:
-            kernel.restore(cheat.cell)
+    kernel.fail_with(CHEATS, "switched off")
     assert (type(tokenizer).__call__, F.layer_norm, course_bert.mask_tokens, course_bert.minilm_tokenizer) == before
     assert tokenizer.tokenize("unaffable") == ["una", "##ffa", "##ble"]
 
