@@ -25,7 +25,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "next_word_distribution", "train_valid_split",
-           "docstring_sentences", "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK",
+           "docstring_sentences", "docstring_topics", "DOCSTRING_TOPICS", "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK",
            "BOS", "EOS", "gap_task"]
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
@@ -197,19 +197,58 @@ def docstring_sentences(min_words: int = 4, max_words: int = 40) -> tuple[tuple[
     lines full of symbols are dropped. Every tenth module (in sorted order) goes to validation,
     so validation prose comes from modules the model has not read. About 2 s, then cached.
     """
-    files = _stdlib_sources()
     train: list[str] = []
     valid: list[str] = []
-    for number, path in enumerate(files):
-        try:
-            tree = ast.parse(path.read_text(encoding="utf-8"))
-        except (SyntaxError, UnicodeDecodeError, OSError):
-            continue
-        out = valid if number % 10 == 0 else train
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.extend(_prose_sentences(ast.get_docstring(node) or "", min_words, max_words))
+    for number, path in enumerate(_stdlib_sources()):
+        (valid if number % 10 == 0 else train).extend(_module_sentences(path, min_words, max_words))
     return tuple(train), tuple(valid)
+
+
+#: parts of the standard library, by the top-level modules that make them up (sentence classification)
+DOCSTRING_TOPICS: dict[str, tuple[str, ...]] = {
+    "numbers and dates": ("_pydecimal", "statistics", "random", "numbers", "fractions", "calendar", "datetime"),
+    "files and archives": ("shutil", "pathlib", "tarfile", "zipfile", "tempfile", "os", "gzip", "bz2", "lzma",
+                           "glob", "fileinput"),
+    "network and mail": ("smtplib", "socketserver", "nntplib", "imaplib", "ssl", "ftplib", "socket", "mailbox",
+                         "poplib"),
+    "threads and processes": ("threading", "subprocess", "queue", "selectors", "sched", "_threading_local"),
+    "debugging and code": ("doctest", "bdb", "pdb", "traceback", "dis", "inspect", "code", "timeit"),
+}
+
+
+@functools.lru_cache(maxsize=4)
+def docstring_topics(per_topic: int = 150, seed: int = 0) -> tuple[tuple[str, ...], tuple[int, ...], tuple[str, ...]]:
+    """A sentence-classification task on real text: which part of the standard library a docstring sentence is from.
+
+    Returns ``(sentences, labels, topic_names)``: ``per_topic`` distinct sentences drawn (seeded) from
+    the docstrings of each topic's modules in :data:`DOCSTRING_TOPICS`, shuffled together; ``labels[i]``
+    indexes ``topic_names``. Sentences as in :func:`docstring_sentences` (prose only, 4 to 40 words).
+    """
+    root = _stdlib_sources()[0].parent
+    rng = np.random.default_rng(seed)
+    pairs = []
+    for label, modules in enumerate(DOCSTRING_TOPICS.values()):
+        found = sorted({s for module in modules if (root / f"{module}.py").exists()
+                        for s in _module_sentences(root / f"{module}.py", 4, 40)})
+        if len(found) < per_topic:
+            raise ValueError(f"only {len(found)} sentences for the topic {list(DOCSTRING_TOPICS)[label]!r} "
+                             f"in this Python's standard library; ask for per_topic <= {len(found)}.")
+        pairs += [(found[i], label) for i in rng.choice(len(found), per_topic, replace=False)]
+    order = rng.permutation(len(pairs))
+    return (tuple(pairs[i][0] for i in order), tuple(pairs[i][1] for i in order), tuple(DOCSTRING_TOPICS))
+
+
+def _module_sentences(path: pathlib.Path, min_words: int, max_words: int) -> list[str]:
+    """The prose sentences of the docstrings of a module and of its classes and functions, in source order."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except (SyntaxError, UnicodeDecodeError, OSError):
+        return []
+    sentences = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            sentences.extend(_prose_sentences(ast.get_docstring(node) or "", min_words, max_words))
+    return sentences
 
 
 def _stdlib_sources() -> list[pathlib.Path]:
