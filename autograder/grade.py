@@ -314,6 +314,9 @@ def grade(
         hide = hidden_from_students(tmp_path, submissions, out, course.SOLUTIONS, course.REPO / "tests",
                                     course.REPO / ".git")
         isolated = sandbox.install_kernel(tmp_path / "jupyter", limits, tmp_path / "pids", hide)
+        if os.geteuid() == 0 and sandbox.pids_cgroup_problem():  # RLIMIT_NPROC does not bind root
+            print(f"note: --processes is not enforced: the grader runs as root and "
+                  f"{sandbox.pids_cgroup_problem()}", file=sys.stderr)
         tasks = []
         for student_id, path in found.items():
             if not STUDENT_ID.match(student_id):

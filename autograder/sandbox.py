@@ -3,15 +3,20 @@
 While grading, nbgrader starts the kernel ``course-sandbox`` (written by :func:`install_kernel`),
 whose command is this module::
 
-    python -m autograder.sandbox --memory-mb M --processes N --file-mb F --isolate on \
+    python -m autograder.sandbox --memory-mb M --processes N --file-mb F --isolate on --pids-cgroup on \
         --hide DIR ... --pid-dir P -- python -m ipykernel_launcher -f CONNECTION_FILE
 
 It sets the limits on itself and then *becomes* the kernel (``exec``), so every limit holds
 for the student's code and anything it starts:
 
 - memory: ``RLIMIT_AS`` (address space); an allocation past it raises ``MemoryError`` in the cell;
-- processes: ``RLIMIT_NPROC``, as this many processes/threads beyond what the user already runs
-  (Linux does not enforce it for root: see the README);
+- processes: ``RLIMIT_NPROC``, as this many processes/threads beyond what the user already runs.
+  Linux does not enforce it for root, so a kernel started by root (``--pids-cgroup on``) also gets
+  its own pids cgroup (``pids.max``: itself and this many more processes/threads; cgroup v1's
+  pids hierarchy or cgroup v2 with the pids controller), where a fork past the limit fails with
+  EAGAIN (``BlockingIOError`` in the cell), and the cgroup's mounts are hidden from the isolated
+  kernel (it is root there and could raise ``pids.max``). Where root cannot make such a cgroup,
+  :func:`pids_cgroup_problem` says why and a root kernel has no process limit;
 - file size: ``RLIMIT_FSIZE``; writing past it raises ``OSError`` (EFBIG);
 - isolation (``unshare -rnm``): no network (an empty network namespace; the kernel talks to
   nbgrader over Unix sockets), every file system read-only except the kernel's own folder (a
@@ -21,7 +26,8 @@ for the student's code and anything it starts:
   user namespace locks these mounts. Where unprivileged user namespaces are not allowed,
   :func:`isolation_problem` says why and the kernel runs with the limits only;
 - the pid file lets the grader stop the kernel and its children (the kernel leads its own
-  process group) when a submission runs past its wall-clock limit.
+  process group; with a pids cgroup, every process in it, those that left the group too) when a
+  submission runs past its wall-clock limit, and after it.
 """
 from __future__ import annotations
 
@@ -36,11 +42,13 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 KERNEL_NAME = "course-sandbox"
 KERNEL_DIR_VARIABLE = "COURSE_KERNEL_DIR"
+CGROUP_PREFIX = "course-kernel-"  # a kernel's pids cgroup: CGROUP_PREFIX + the sandbox's pid
 
 
 @dataclass(frozen=True)
@@ -70,6 +78,114 @@ def isolation_problem() -> str:
     return ""
 
 
+def cgroup_mounts() -> list[tuple[Path, str, str]]:
+    """(mount point, file system type, options) of every cgroup (v1) and cgroup2 mount this process sees."""
+    mounts = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return mounts
+    for line in lines:
+        fields = line.split()
+        if " - " not in line or len(fields) < 5:
+            continue
+        after = line.split(" - ", 1)[1].split()
+        if after and after[0] in ("cgroup", "cgroup2"):
+            point = fields[4].replace("\\040", " ")
+            mounts.append((Path(point), after[0], after[2] if len(after) > 2 else ""))
+    return mounts
+
+
+def _cgroup_folders() -> list[str]:
+    """What hides every cgroup from a kernel: the outermost of the cgroup mounts and /sys/fs/cgroup."""
+    points = {point for point, _, _ in cgroup_mounts()} | {p for p in [Path("/sys/fs/cgroup")] if p.is_dir()}
+    return sorted(str(p) for p in points if not any(other in p.parents for other in points))
+
+
+def _pids_roots() -> list[Path]:
+    """Folders in which a cgroup gets a ``pids.max``: cgroup v1's pids hierarchy, cgroup v2 with the pids controller."""
+    roots = []
+    for point, kind, options in cgroup_mounts():
+        if kind == "cgroup" and "pids" in options.split(","):
+            roots.append(point)
+        elif kind == "cgroup2":
+            try:
+                if "pids" in (point / "cgroup.controllers").read_text().split():
+                    roots.append(point)
+            except OSError:
+                continue
+    return roots
+
+
+def make_pids_cgroup(name: str, max_tasks: int) -> Path:
+    """A new cgroup ``name`` that holds at most ``max_tasks`` processes and threads (root only); OSError if none can be made."""
+    problem: OSError = FileNotFoundError("no cgroup file system with the pids controller is mounted")
+    for root in _pids_roots():
+        cgroup = root / name
+        try:
+            if cgroup.exists():  # left by a sandbox that had our pid and died with the grader: stale
+                remove_cgroup(cgroup)
+            cgroup.mkdir()
+        except OSError as err:
+            problem = err
+            continue
+        try:
+            if not (cgroup / "pids.max").exists():  # cgroup v2: the parent must hand the controller down
+                (root / "cgroup.subtree_control").write_text("+pids")
+            (cgroup / "pids.max").write_text(str(max_tasks))
+            return cgroup
+        except OSError as err:
+            problem = err
+            remove_cgroup(cgroup)
+    raise problem
+
+
+def remove_cgroup(cgroup: Path) -> None:
+    """Kill every process in the cgroup, then remove it (its processes can no longer escape: they are many at most)."""
+    for _ in range(200):
+        try:
+            (cgroup / "cgroup.kill").write_text("1")  # cgroup v2, 5.14+: all at once
+        except OSError:
+            pass
+        try:
+            pids = [int(pid) for pid in (cgroup / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return  # gone already
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        try:
+            cgroup.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.02)  # the killed ones are still exiting
+
+
+@functools.lru_cache(maxsize=1)
+def pids_cgroup_problem() -> str:
+    """'' when a kernel started by this user (root) can get its own pids cgroup, else one sentence saying why not."""
+    try:
+        cgroup = make_pids_cgroup(f"course-probe-{os.getpid()}", 1)
+    except OSError as err:
+        return f"root cannot make a pids cgroup here ({err})"
+    code = ("import os, sys\nopen(sys.argv[1], 'w').write(str(os.getpid()))\ntry:\n    pid = os.fork()\n"
+            "except BlockingIOError:\n    sys.exit(0)\nif pid == 0:\n    os._exit(0)\nsys.exit(3)\n")
+    try:
+        proc = subprocess.run([sys.executable, "-I", "-S", "-c", code, str(cgroup / "cgroup.procs")],
+                              capture_output=True, text=True, timeout=30)
+        if proc.returncode != 0:
+            return f"a pids cgroup did not stop a fork here ({proc.stderr.strip()[-120:] or proc.returncode})"
+        return ""
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"a pids cgroup could not be tried here ({err})"
+    finally:
+        remove_cgroup(cgroup)
+
+
 def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path, hide: list[Path] = ()) -> bool:
     """Write the ``course-sandbox`` kernelspec under JUPYTER_PATH; True when the kernel is isolated."""
     isolate = limits.isolate and not isolation_problem()
@@ -77,6 +193,7 @@ def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path, hide: list
         sys.executable, "-m", "autograder.sandbox",
         "--memory-mb", str(limits.memory_mb), "--processes", str(limits.processes),
         "--file-mb", str(limits.file_mb), "--isolate", "on" if isolate else "off",
+        "--pids-cgroup", "on" if os.geteuid() == 0 and not pids_cgroup_problem() else "off",
         *[arg for path in hide for arg in ("--hide", str(path))],
         "--pid-dir", str(pid_dir), "--",
         sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
@@ -192,6 +309,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--file-mb", type=int, required=True)
     parser.add_argument("--isolate", choices=("on", "off"), default="on",
                         help="namespaces: no network, read-only files except the kernel's folder, hidden paths")
+    parser.add_argument("--pids-cgroup", choices=("on", "off"), default="off",
+                        help="started as root: a pids cgroup of its own, so that --processes holds")
     parser.add_argument("--hide", action="append", default=[], help="a folder the student's code must not see")
     parser.add_argument("--pid-dir", type=Path, required=True)
     parser.add_argument("command", nargs=argparse.REMAINDER)
@@ -202,12 +321,26 @@ def main(argv: list[str] | None = None) -> None:
     args.pid_dir.mkdir(parents=True, exist_ok=True)
     # The kernel's folder (the grader makes a fresh one per submission): its sockets, HOME and TMPDIR.
     kdir = Path(os.environ.get(KERNEL_DIR_VARIABLE) or tempfile.mkdtemp(prefix="cgk-")).resolve()
-    (args.pid_dir / f"kernel-{os.getpid()}.pid").write_text(str(kdir), encoding="utf-8")
+    cgroup = None
+    if args.pids_cgroup == "on" and os.geteuid() == 0:  # RLIMIT_NPROC does not bind root
+        try:
+            cgroup = make_pids_cgroup(f"{CGROUP_PREFIX}{os.getpid()}", 1 + args.processes)
+            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
+        except OSError as err:
+            print(f"sandbox: no pids cgroup ({err}): the kernel runs as root without a process limit", file=sys.stderr)
+            if cgroup is not None:
+                remove_cgroup(cgroup)
+            cgroup = None
+    # the pid file: the kernel's folder, and its pids cgroup when it has one
+    (args.pid_dir / f"kernel-{os.getpid()}.pid").write_text(
+        str(kdir) + ("" if cgroup is None else f"\n{cgroup}"), encoding="utf-8")
     env = _private_home(kdir)
     os.chdir(kdir)
     apply_limits(args.memory_mb, args.processes, args.file_mb)
     if args.isolate == "on":
         hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
+        if cgroup is not None:  # the kernel is root in its namespace: it could raise pids.max or leave the cgroup
+            hide += _cgroup_folders()
         tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
         # the course or its Python may live in the temporary folder: those folders are put back (read-only)
         keep = [str(path) for path in _paths_the_kernel_needs(command) if tmp != "-" and tmp in path.parents]
@@ -221,9 +354,10 @@ def stop_kernels(pid_dir: Path, under: Path) -> int:
     stopped = 0
     for pid_file in pid_dir.glob("kernel-*.pid"):
         try:
-            cwd = Path(pid_file.read_text(encoding="utf-8"))
+            lines = pid_file.read_text(encoding="utf-8").splitlines()
+            cwd = Path(lines[0])
             pid = int(pid_file.stem.split("-", 1)[1])
-        except (OSError, ValueError):
+        except (OSError, ValueError, IndexError):
             continue
         if cwd != under and under not in cwd.parents:
             continue
@@ -232,6 +366,8 @@ def stop_kernels(pid_dir: Path, under: Path) -> int:
                 kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+        if len(lines) > 1 and Path(lines[1]).name.startswith(CGROUP_PREFIX):
+            remove_cgroup(Path(lines[1]))  # with the children that left the process group
         pid_file.unlink(missing_ok=True)
         stopped += 1
     return stopped

@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import html
 import json
+import os
 import re
 import subprocess
 import sys
@@ -24,7 +25,7 @@ import nbformat
 import pytest
 
 from autograder.feedback import hidden_lines
-from autograder.sandbox import isolation_problem
+from autograder.sandbox import isolation_problem, pids_cgroup_problem
 from notebook_runner import REPO, grade_ids
 
 pytestmark = pytest.mark.pipeline
@@ -41,6 +42,11 @@ SENTINEL = "course-redteam-sentinel.txt"
 #: Without user namespaces the kernel keeps the network and the grading user's write access (README)
 NOT_ISOLATED = isolation_problem()
 NEEDS_ISOLATION = {"network_request", "writes_outside", "reads_and_writes_grader_files"}
+#: As root the process limit is a pids cgroup per kernel, where root may make one (README)
+PIDS_CGROUP = os.geteuid() == 0 and not pids_cgroup_problem()
+PROCESS_LIMIT = os.geteuid() != 0 or PIDS_CGROUP
+#: in the environment of the grader, its kernels and all they start: what is still running afterwards has it
+MARKER = f"COURSE_REDTEAM_BATCH={os.getpid()}"
 
 
 @dataclass
@@ -118,7 +124,13 @@ CASES = [
         "    except OSError as err:\n        print('fork refused:', err)\n        break\n"
         "    if pid == 0:\n        time.sleep(1)\n        os._exit(0)\n    kids += 1\n"
         "print('children:', kids)\nraise RuntimeError(f'started {kids} processes')\n")},
-         FULL - 1, "processes|fork refused"),
+         FULL - 1, r"fork refused: \[Errno 11\] Resource temporarily unavailable" if PROCESS_LIMIT else "processes|fork refused"),
+    Case("process_bomb", {**SOL, "brown_dog": (  # each child in its own session: out of the kernel's process group
+        "import subprocess\nkids = []\ntry:\n    for _ in range(500):\n"
+        "        kids.append(subprocess.Popen(['sleep', '30'], start_new_session=True,\n"
+        "                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))\n"
+        "finally:\n    print('started:', len(kids))\n")},
+         FULL - 1, r"BlockingIOError: \[Errno 11\] Resource temporarily unavailable" if PROCESS_LIMIT else "started: 500"),
     # leaving the kernel
     Case("sys_exit", {**SOL, "table_z": "import sys\nsys.exit(0)\n"}, FULL - 1, "SystemExit"),
     Case("os_exit", {**SOL, "causal_mask": "import os\nos._exit(0)\n"}, 0, "process running the notebook stopped"),
@@ -207,7 +219,8 @@ def write_batch(folder: Path, sentinel: Path, cases=CASES) -> None:
 
 def run_grade(subs: Path, out: Path, jobs: int = 2) -> dict:
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", NAME, str(subs), "--out", str(out),
-                           "--jobs", str(jobs), *LIMITS], capture_output=True, text=True, timeout=900)
+                           "--jobs", str(jobs), *LIMITS], capture_output=True, text=True, timeout=900,
+                          env={**os.environ, MARKER.split("=")[0]: MARKER.split("=")[1]})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return {r["student_id"]: r for r in json.loads((out / "results.json").read_text())}
 
@@ -240,13 +253,28 @@ def batch(tmp_path_factory):
     before = git_status()
     write_batch(tmp / "subs", sentinel)
     first = run_grade(tmp / "subs", tmp / "out1")
+    left = still_running()
     again = tmp / "again"  # a second grading of the cases most likely to vary (time limits, guards, kills)
     again.mkdir()
     for name in AGAIN:
         (again / f"{name}.ipynb").write_bytes((tmp / "subs" / f"{name}.ipynb").read_bytes())
     second = run_grade(again, tmp / "out2")
     return dict(first=first, second=second, out=tmp / "out1", sentinel=sentinel,
-                before=before, after=git_status())
+                before=before, after=git_status(), left=left + still_running())
+
+
+def still_running() -> list[str]:
+    """Processes started by a grading of this batch (the marker is in their environment) that still run."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if b"\0" + MARKER.encode() + b"\0" in b"\0" + (entry / "environ").read_bytes():
+                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+                    found.append(f"{entry.name}: {command[:80]}")
+            except OSError:
+                continue
+    return found
 
 
 def test_there_are_at_least_20_hostile_cases():
@@ -290,6 +318,15 @@ def test_nothing_outside_the_scratch_space_changed(batch):
     assert batch["sentinel"].read_text(encoding="utf-8") == "untouched"
     assert not (REPO / "written_by_student.txt").exists()
     assert batch["after"] - batch["before"] == set()
+
+
+def test_nothing_the_kernels_started_is_left_running(batch):
+    """Every process the kernels started is gone once grading ends, also those that left the kernel's
+    process group (process_bomb): the grader kills what is in each kernel's pids cgroup."""
+    if not PIDS_CGROUP:
+        pytest.skip("without a pids cgroup (not root, or root may not make one) the grader only kills the "
+                    "kernel's process group")
+    assert batch["left"] == []
 
 
 def test_huge_output_is_truncated(batch):

@@ -1,0 +1,147 @@
+"""The sandbox's process limit when the grader runs as root: a pids cgroup per kernel.
+
+Linux does not apply RLIMIT_NPROC to root, so a kernel started by root gets its own pids cgroup
+(``pids.max`` = 1 + ``--processes``): a fork past it fails with EAGAIN, and the grader kills every
+process in the cgroup (children that left the kernel's process group too) and removes it.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder import sandbox
+from autograder.sandbox import Limits
+
+AS_ROOT = os.geteuid() == 0
+needs_cgroup = pytest.mark.skipif(not AS_ROOT or bool(AS_ROOT and sandbox.pids_cgroup_problem()),
+                                  reason="needs root and a pids cgroup: "
+                                         + (sandbox.pids_cgroup_problem() if AS_ROOT else "not root"))
+
+#: starts up to 500 detached `sleep 30` (each in its own session: out of the kernel's process group)
+SPAWN = (
+    "import subprocess\nkids = []\ntry:\n    for _ in range(500):\n"
+    "        kids.append(subprocess.Popen(['sleep', '30'], start_new_session=True, stdout=subprocess.DEVNULL,\n"
+    "                                     stderr=subprocess.DEVNULL))\n"
+    "except OSError as err:\n    print('refused', len(kids), repr(err))\nelse:\n    print('started', len(kids))\n"
+    "print('pids', *[k.pid for k in kids])\n"
+)
+
+
+def run_sandbox(kdir: Path, pid_dir: Path, processes: int, isolate: str, code: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048",
+                           "--processes", str(processes), "--file-mb", "7", "--isolate", isolate,
+                           "--pids-cgroup", "on", "--pid-dir", str(pid_dir), "--", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of ``pids`` that still run ``sleep`` (zombies and reused pids do not count)."""
+    running = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if "\nState:\tZ" not in status and Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+            running.append(pid)
+    return running
+
+
+@needs_cgroup
+@pytest.mark.parametrize("isolate", ["on", "off"])
+def test_root_kernel_may_start_20_processes_and_no_more(isolate):
+    if isolate == "on" and sandbox.isolation_problem():
+        pytest.skip(f"the kernel cannot be isolated here ({sandbox.isolation_problem()})")
+    kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="pids-"))
+    try:
+        proc = run_sandbox(kdir, pid_dir, 20, isolate, SPAWN)
+        first = proc.stdout.splitlines()[0] if proc.stdout else ""
+        assert first.startswith("refused 20 BlockingIOError(11,"), proc.stdout[:500] + proc.stderr[-2000:]
+        pids = [int(p) for p in proc.stdout.splitlines()[1].split()[1:]]
+        assert len(alive(pids)) == 20  # detached: the kernel's exit did not take them along
+        [pid_file] = pid_dir.glob("kernel-*.pid")
+        folder, cgroup = pid_file.read_text().splitlines()
+        assert Path(folder) == kdir.resolve() and Path(cgroup).name == f"{sandbox.CGROUP_PREFIX}{pid_file.stem[7:]}"
+        assert sandbox.stop_kernels(pid_dir, kdir.resolve()) == 1
+        assert alive(pids) == [] and not Path(cgroup).exists()
+    finally:
+        sandbox.stop_kernels(pid_dir, kdir.resolve())
+        subprocess.run(["rm", "-rf", str(kdir), str(pid_dir)])
+
+
+@needs_cgroup
+def test_isolated_root_kernel_cannot_reach_the_cgroups():
+    if sandbox.isolation_problem():
+        pytest.skip(f"the kernel cannot be isolated here ({sandbox.isolation_problem()})")
+    mounts = sorted({str(point) for point, _, _ in sandbox.cgroup_mounts()} | {"/sys/fs/cgroup"})
+    code = f"import os\nprint([p for p in {mounts!r} if os.path.isdir(p) and os.listdir(p)])\n"
+    kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="pids-"))
+    try:
+        proc = run_sandbox(kdir, pid_dir, 20, "on", code)
+        assert proc.stdout.strip() == "[]", proc.stdout + proc.stderr[-2000:]
+    finally:
+        sandbox.stop_kernels(pid_dir, kdir.resolve())
+        subprocess.run(["rm", "-rf", str(kdir), str(pid_dir)])
+
+
+@needs_cgroup
+def test_fork_past_the_limit_fails_inside_the_kernel_not_the_kernel():
+    code = ("import os\nkids = 0\nfor _ in range(500):\n    try:\n        pid = os.fork()\n"
+            "    except OSError as err:\n        print('refused', kids, err.errno)\n        break\n"
+            "    if pid == 0:\n        import time; time.sleep(2); os._exit(0)\n    kids += 1\nprint('still here')\n")
+    kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="pids-"))
+    try:
+        proc = run_sandbox(kdir, pid_dir, 20, "off", code)
+        assert proc.stdout.split("\n")[:2] == ["refused 20 11", "still here"], proc.stdout + proc.stderr[-2000:]
+    finally:
+        sandbox.stop_kernels(pid_dir, kdir.resolve())
+        subprocess.run(["rm", "-rf", str(kdir), str(pid_dir)])
+
+
+@needs_cgroup
+def test_a_stale_cgroup_of_the_same_name_is_replaced():
+    """A grader that died leaves its kernels' cgroups; a later sandbox with the same pid takes the name over."""
+    name = f"{sandbox.CGROUP_PREFIX}test-{os.getpid()}"
+    stale = sandbox.make_pids_cgroup(name, 5)
+    sleeper = subprocess.Popen(["sleep", "30"])
+    (stale / "cgroup.procs").write_text(str(sleeper.pid))
+    fresh = sandbox.make_pids_cgroup(name, 7)
+    try:
+        assert fresh == stale and (fresh / "pids.max").read_text().strip() == "7"
+        assert sleeper.wait(timeout=10) == -9  # what was left in it is gone
+    finally:
+        sandbox.remove_cgroup(fresh)
+    assert not fresh.exists()
+
+
+def test_kernelspec_asks_for_a_pids_cgroup_only_where_one_works(tmp_path):
+    sandbox.install_kernel(tmp_path, Limits(processes=20), tmp_path / "pids")
+    argv = json.loads((tmp_path / "kernels" / sandbox.KERNEL_NAME / "kernel.json").read_text())["argv"]
+    wanted = "on" if AS_ROOT and not sandbox.pids_cgroup_problem() else "off"
+    assert argv[argv.index("--pids-cgroup") + 1] == wanted
+    assert argv[argv.index("--processes") + 1] == "20"
+
+
+def test_a_pids_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path, monkeypatch):
+    """No cgroup file system (a container, another user): the kernel still starts, with a note why."""
+    code = "print('ran')"
+    proc = subprocess.run([sys.executable, "-c",
+                           "import sys, autograder.sandbox as s\n"
+                           "s._pids_roots = lambda: []\n"
+                           "s.main(sys.argv[1:])\n",
+                           "--memory-mb", "2048", "--processes", "20", "--file-mb", "7", "--isolate", "off",
+                           "--pids-cgroup", "on", "--pid-dir", str(tmp_path), "--", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(tmp_path)})
+    assert proc.stdout.strip() == "ran", proc.stderr[-2000:]
+    if AS_ROOT:
+        assert "no pids cgroup" in proc.stderr
+    [pid_file] = tmp_path.glob("kernel-*.pid")
+    assert pid_file.read_text().splitlines() == [str(tmp_path.resolve())]
