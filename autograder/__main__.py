@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     p_grade.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
                          help=f"address space of the student's kernel, MB (default: {defaults.memory_mb})")
     p_grade.add_argument("--processes", type=int, default=defaults.processes,
-                         help=f"processes/threads the kernel may add (default: {defaults.processes}; not enforced for root)")
+                         help=f"processes/threads the kernel may add (default: {defaults.processes}; as root, through a pids cgroup)")
     p_grade.add_argument("--file-mb", type=int, default=defaults.file_mb,
                          help=f"largest file the kernel may write, MB (default: {defaults.file_mb})")
     p_grade.add_argument("--no-isolation", action="store_true",

@@ -98,6 +98,7 @@ def _api(root: Path, isolated: bool = False, kernel_dir: Path | None = None):
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
+    config.Autograde.permissions = 644  # nbgrader's 444 would stop the guards rewriting them unless we are root
     for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
         for key, value in values.items():
             setattr(getattr(config, section), key, value)

@@ -252,7 +252,11 @@ _MOUNT_SCRIPT = r"""
 set -e
 kdir="$1"; tmp="$2"; keep="$3"; shift 3
 while [ "$1" != "--" ]; do
-    mount -t tmpfs -o ro,size=4k,mode=755 none "$1"; shift
+    if ! mount -t tmpfs -o ro,size=4k,mode=755 none "$1" 2>/dev/null; then
+        # a folder this namespace cannot reach (inside another user's 0700 home) is hidden already
+        if ls "$1" >/dev/null 2>&1; then echo "sandbox: cannot hide $1" >&2; exit 1; fi
+    fi
+    shift
 done
 shift
 mount -t tmpfs -o size=64m,mode=1777 none /dev/shm

@@ -125,6 +125,27 @@ def test_isolated_kernel_has_no_network_and_a_read_only_world(tmp_path):
     assert not (tmp_path / "outside.txt").exists() and (kdir / "inside.txt").exists()
 
 
+@pytest.mark.skipif(bool(sandbox.isolation_problem()) or __import__("os").geteuid() != 0,
+                    reason="needs root and unprivileged user namespaces")
+def test_a_hidden_folder_inside_another_users_private_home(tmp_path):
+    """Root grading `/home/teacher/.../submitted` (0700 home): the sandbox's namespace cannot reach the folder,
+    so it cannot cover it either; the kernel must still start, and still not read it."""
+    import os
+
+    home, kdir = tmp_path / "home", tmp_path / "kernel"
+    hidden = home / "submitted"
+    hidden.mkdir(parents=True), kdir.mkdir()
+    (hidden / "alice.ipynb").write_text("{}")
+    os.chown(home, 12345, 12345)
+    os.chmod(home, 0o700)
+    probe = f"import os\ntry:\n    print(os.listdir({str(hidden)!r}))\nexcept OSError as e:\n    print(type(e).__name__)\n"
+    proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
+                           "--file-mb", "7", "--isolate", "on", "--hide", str(hidden), "--pid-dir", str(tmp_path),
+                           "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
+    assert proc.stdout.strip() == "PermissionError", proc.stdout + proc.stderr
+
+
 def test_guard_cells_wrap_each_test_cell_and_leave_no_trace():
     nb = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
     before = [c.get("id") for c in nb.cells]
