@@ -45,19 +45,19 @@ def run_menu(driver, command: str) -> None:
     item.click()
 
 
-def run_everything(driver) -> int:
+def run_everything(driver, timeout: float = RUN_TIMEOUT) -> int:
     """Run All Cells; where a failing cell stops the run, go on with "Run Selected Cell and All Below"
     from the next cell, until every code cell has an execution count. Returns how many runs it took."""
     from selenium.webdriver.common.by import By
 
-    deadline = time.monotonic() + RUN_TIMEOUT
+    deadline = time.monotonic() + timeout
     runs = 0
     while True:
         prompts = code_prompts(driver)
         todo = [i for i, p in enumerate(prompts) if p in ("[ ]:", "")]
         if not todo:
             return runs
-        assert time.monotonic() < deadline, f"cells still not run after {RUN_TIMEOUT} s: {prompts}"
+        assert time.monotonic() < deadline, f"cells still not run after {timeout} s: {prompts}"
         first = todo[0]
         if runs == 0:
             run_menu(driver, "runmenu:run-all")
@@ -80,7 +80,7 @@ def test_student_session_in_jupyterlab(tmp_path):
     from selenium.webdriver.common.keys import Keys
 
     started = time.monotonic()
-    for old in ARTIFACTS.glob("*.png"):  # this run's screenshots only
+    for old in ARTIFACTS.glob("0[1-4]_*.png"):  # this test's screenshots of an earlier run
         old.unlink()
     with running_lab(tmp_path, [NOTEBOOK]) as url, chromium(1400, 1000) as driver:
         driver.get(f"{url}/lab/tree/{NOTEBOOK}")
@@ -150,3 +150,52 @@ def test_student_session_in_jupyterlab(tmp_path):
         wait_for(lambda: not driver.find_elements(By.CSS_SELECTOR, ".jp-Dialog"), 10, "the dialog to close")
 
     print(f"browser test took {time.monotonic() - started:.1f} s")
+
+
+BERT_NOTEBOOK = "07_bert.ipynb"
+
+
+def test_bert_attention_views_and_widget_in_jupyterlab(tmp_path):
+    """Notebook 07 as a student runs it: bertviz's views draw from the course's own JavaScript (nothing
+    fetched beyond JupyterLab itself), and the "bank"/"apple" widget redraws when the word changes."""
+    from selenium.webdriver.common.by import By
+
+    with running_lab(tmp_path, [BERT_NOTEBOOK]) as url, chromium(1400, 1000) as driver:
+        driver.get(f"{url}/lab/tree/{BERT_NOTEBOOK}")
+        wait_for(lambda: len(code_prompts(driver)) > 5, 60, "the notebook's cells")
+        wait_for(lambda: kernel_idle(driver), 60, "the kernel to start (status Idle)")
+        runs = run_everything(driver, timeout=600)
+        print(f"ran every cell of {BERT_NOTEBOOK} in {runs} runs")
+
+        views = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-OutputArea-output svg")
+        texts = [[t.get_attribute("textContent") for t in v.find_elements(By.CSS_SELECTOR, "text")] for v in views]
+        head = next((v for v, t in zip(views, texts) if "[CLS]" in t and "tired" in t), None)
+        assert head is not None, f"no head view drawn; svg texts found: {[t[:5] for t in texts]}"
+        model = next((v for v, t in zip(views, texts) if "Heads" in t and "Layers" in t), None)
+        assert model is not None, f"no model view drawn; svg texts found: {[t[:5] for t in texts]}"
+        assert not driver.find_elements(By.CSS_SELECTOR, "[id^=course-fallback]"), \
+            "a static fallback picture is still shown: the view's script did not run"
+        fetched = driver.execute_script("return performance.getEntriesByType('resource').map(e => e.name)")
+        outside = [name for name in fetched if not name.startswith(url) and not name.startswith("data:")]
+        assert not outside, f"the page fetched from outside JupyterLab: {outside[:5]}"
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", head)
+        time.sleep(0.5)
+        screenshot(driver, "07_bert_head_view")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", model)
+        time.sleep(0.5)
+        screenshot(driver, "07_bert_model_view")
+
+        widget = next(w for w in driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .widget-interact")
+                      if w.find_elements(By.CSS_SELECTOR, ".widget-toggle-buttons"))
+
+        def chart_src():
+            imgs = widget.find_elements(By.CSS_SELECTOR, ".widget-output img")
+            return imgs[0].get_attribute("src") if imgs else ""
+
+        before = wait_for(chart_src, 30, "the similarity widget's chart")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", widget)
+        apple = next(b for b in widget.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "apple")
+        apple.click()
+        wait_for(lambda: (s := chart_src()) and s != before, 60, "the chart to be redrawn for 'apple'")
+        time.sleep(0.5)
+        screenshot(driver, "07_bert_similarity_widget_apple")

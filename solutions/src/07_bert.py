@@ -385,15 +385,15 @@ plt.show()
 #
 # Try your own sentences: the widget shows, for one layer, the cosine similarity of the word's
 # vectors in every pair of sentences (the three of one sense, then the three of the other, then
-# yours). Type a sentence that contains the word (lower or upper case) and press Enter; move the
-# layer and watch the two blocks appear.
+# yours). Type a sentence that contains the word (lower or upper case) and press Enter: which block
+# does it join? Move the layer down to the embeddings and watch the two blocks disappear.
 
 # %% [demo]
-def show_similarities(word, layer, your_sentence):
+def show_similarities(word, layer, sentence):
     sentences = [text for texts in SENSES[word].values() for text in texts]
-    if word in your_sentence.lower().split() or word in tokenizer.tokenize(your_sentence):
-        sentences.append(your_sentence)
-    elif your_sentence.strip():
+    if word in tokenizer.tokenize(sentence):
+        sentences.append(sentence)
+    elif sentence.strip():
         print(f'"{word}" is not a word of your sentence; showing the six sentences only.')
     vectors = word_vectors(sentences, word)[layer]  # (n, H)
     sims = nn.functional.cosine_similarity(vectors[:, None], vectors[None, :], dim=-1)  # (n, n)
@@ -414,8 +414,8 @@ def show_similarities(word, layer, your_sentence):
 
 widgets.interact(show_similarities, word=widgets.ToggleButtons(options=list(SENSES), value="bank"),
                  layer=widgets.IntSlider(value=len(bert.layers), min=0, max=len(bert.layers), continuous_update=False),
-                 your_sentence=widgets.Text(value="The bank of the canal was covered in moss.", continuous_update=False,
-                                            layout=widgets.Layout(width="60%")));
+                 sentence=widgets.Text(value="", placeholder="your sentence with the word, e.g. The bank of the canal "
+                                       "was covered in moss.", continuous_update=False, layout=widgets.Layout(width="60%")));
 
 # %% [markdown]
 # **Which layer to use?** For a task that tags every token, such as named-entity recognition, BERT's
