@@ -1,6 +1,6 @@
 """Measure the course's runtime budgets and print a table (Markdown, also saved as JSON).
 
-    python benchmarks/run.py [--submissions N] [--jobs J] [--skip-install]
+    python benchmarks/run.py [--submissions N] [--jobs J] [--skip-install] [--device cuda] [--gpu-only]
 
 - set-up: `make install` in a fresh clone of this repository, with the package cache warm (budget: 5 min);
 - every solution notebook, top to bottom, on this machine (budget: 60 s each; 07: 90 s);
@@ -9,8 +9,12 @@
 - language models against their targets: the FFNN's validation perplexity on the cat/dog world
   against the exact entropy floor (target: within 5%), as trained in notebook 02; and every model
   of the course on one character corpus, bits per character under the same training budget
-  (``course_lib.compare``).
-Results go to benchmarks/results/latest.{md,json}.
+  (``course_lib.compare``);
+- the GPU lane (``benchmarks/gpu.py``), when torch sees CUDA: the training demos' speed-up over the
+  CPU (goal: 10x) and the course's Transformer LM against the same LM from PyTorch's modules,
+  tokens/s, on the GPU and on the CPU; without CUDA, "GPU benchmarks: skipped: no CUDA." and the
+  Transformer comparison on the CPU alone. ``--gpu-only`` runs just this part.
+Results go to benchmarks/results/latest.{md,json} (with --gpu-only: gpu.{md,json}).
 """
 from __future__ import annotations
 
@@ -31,6 +35,8 @@ import torch
 from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))  # benchmarks/gpu.py, also under `python -m benchmarks.run`
+import gpu  # noqa: E402
 BUDGETS = {"07_bert": 90.0}
 DEFAULT_BUDGET = 60.0
 
@@ -138,9 +144,27 @@ def main() -> None:
     parser.add_argument("--skip-install", action="store_true", help="do not time `make install` in a fresh clone")
     parser.add_argument("--char-budget", type=float, default=30.0,
                         help="training seconds per model in the character-model comparison (0: skip it)")
+    parser.add_argument("--gpu-only", action="store_true",
+                        help="run only the GPU lane (speed-ups over the CPU, Transformer tokens/s); "
+                             "writes benchmarks/results/gpu.{md,json}")
+    parser.add_argument("--device", default=None,
+                        help="the device the GPU lane compares with the CPU (default: cuda when torch sees one)")
+    parser.add_argument("--gpu-seconds", type=float, default=3.0, help="timed seconds per GPU-lane measurement")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     device = os.environ.get("COURSE_DEVICE", "auto")
+    out = REPO / "benchmarks" / "results"
+    if args.gpu_only:
+        gpu_lines, gpu_result = gpu.gpu_section(args.device, args.gpu_seconds)
+        meta = {"date": datetime.datetime.now().isoformat(timespec="seconds"), "cpu": cpu_name(),
+                "cores": os.cpu_count(), "torch": torch.__version__, "cuda": torch.cuda.is_available()}
+        table = "\n".join([f"Measured {meta['date']} on {meta['cpu']} ({meta['cores']} cores), torch {meta['torch']}, "
+                           f"CUDA available: {meta['cuda']}.", ""] + gpu_lines)
+        print(table)
+        out.mkdir(exist_ok=True)
+        (out / "gpu.md").write_text(table + "\n", encoding="utf-8")
+        (out / "gpu.json").write_text(json.dumps({"meta": meta, "gpu": gpu_result}, indent=1), encoding="utf-8")
+        return
     rows = []
     if not args.skip_install:
         seconds = time_install()
@@ -180,15 +204,15 @@ def main() -> None:
         lines += [f"| {c['model']} | {c['setting']} | {c['parameters']:,} | {c['steps'] if c['steps'] else '-'} | "
                   f"{c['train_s']} | {c['chars_per_s']:,} | {c['bits_per_char']} |" for c in chars]
         lines += [f"| uniform guess | | | | | | {chars[0]['uniform_bits']} |"]
-    if not torch.cuda.is_available():
-        lines += ["", "GPU benchmarks: skipped: no CUDA."]
+    gpu_lines, gpu_result = gpu.gpu_section(args.device, args.gpu_seconds)
+    lines += [""] + gpu_lines
     table = "\n".join(lines)
     print(table)
-    out = REPO / "benchmarks" / "results"
     out.mkdir(exist_ok=True)
     (out / "latest.md").write_text(table + "\n", encoding="utf-8")
     (out / "latest.json").write_text(json.dumps({"meta": meta, "rows": rows, "grading": gradings, "models": models,
-                                                      "char_models": chars}, indent=1), encoding="utf-8")
+                                                      "char_models": chars, "gpu": gpu_result}, indent=1),
+                                     encoding="utf-8")
 
 
 if __name__ == "__main__":
