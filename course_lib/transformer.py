@@ -447,9 +447,10 @@ class TransformerLM(nn.Module):
         if idx.dim() != 2 or not 1 <= idx.shape[1] <= self.block_size:
             raise ValueError(f"TransformerLM takes ids of shape (batch, T) with 1 <= T <= block_size={self.block_size}, "
                              f"got shape {tuple(idx.shape)}; crop longer inputs to their last block_size tokens.")
-        if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= self.config.vocab_size):
-            raise ValueError(f"token ids must lie in [0, {self.config.vocab_size}), got values from "
-                             f"{int(idx.min())} to {int(idx.max())}.")
+        if idx.numel():
+            low, high = torch.stack(torch.aminmax(idx)).tolist()  # one read from the device, not two
+            if low < 0 or high >= self.config.vocab_size:
+                raise ValueError(f"token ids must lie in [0, {self.config.vocab_size}), got values from {low} to {high}.")
 
 
 # ---------------------------------------------------------------------------
