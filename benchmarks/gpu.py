@@ -38,6 +38,7 @@ if str(REPO) not in sys.path:  # `python benchmarks/gpu.py` from a checkout with
     sys.path.insert(0, str(REPO))
 
 from course_lib.compare import CompareConfig, ModelSettings, _build  # noqa: E402
+from course_lib.device import torch_threads  # noqa: E402
 from course_lib.train import TrainConfig, lm_loss, sequence_batches, train, window_batches  # noqa: E402
 from course_lib.transformer import TransformerConfig, TransformerLM, positional_encoding  # noqa: E402
 
@@ -76,20 +77,6 @@ def _rate(step: Callable[[], object], device: torch.device, seconds: float, warm
         steps += 1
     _synchronize(device)
     return steps, time.perf_counter() - start
-
-
-class _threads:
-    """``torch.set_num_threads(n)`` inside a ``with`` (n None: leave torch's choice)."""
-
-    def __init__(self, n: int | None):
-        self.n, self.saved = n, torch.get_num_threads()
-
-    def __enter__(self):
-        if self.n is not None:
-            torch.set_num_threads(self.n)
-
-    def __exit__(self, *exc):
-        torch.set_num_threads(self.saved)
 
 
 # ---------------------------------------------------------------------------
@@ -145,11 +132,11 @@ def training_speedups(device: torch.device | str, seconds: float = 3.0, *, model
             if not isinstance(scale, int) or scale < 1:
                 raise ValueError(f"batch_scales must be positive integers, got {scale!r}.")
             settings = replace(base, batch_size=base.batch_size * scale)
-            with _threads(cpu_threads):
+            with torch_threads(cpu_threads):
                 threads = torch.get_num_threads()
                 cpu_rate, cpu_steps, parameters = _demo_steps_per_second(name, settings, cpu, seconds, warmup,
                                                                          max_steps, vocab_size, seed)
-            with _threads(cpu_threads if device.type == "cpu" else None):
+            with torch_threads(cpu_threads if device.type == "cpu" else None):
                 dev_rate, dev_steps, _ = _demo_steps_per_second(name, settings, device, seconds, warmup, max_steps,
                                                                 vocab_size, seed)
             shape = f"{settings.batch_size} x {settings.context}" if name != "FFNN" else \
@@ -245,7 +232,7 @@ def transformer_tokens_per_second(device: torch.device | str, seconds: float = 2
         config = TransformerConfig(vocab_size=VOCAB_SIZE, block_size=settings.context, **settings.sizes)
         lr = settings.lr
     rows = []
-    with _threads(cpu_threads if device.type == "cpu" else None):
+    with torch_threads(cpu_threads if device.type == "cpu" else None):
         threads = torch.get_num_threads()
         torch.manual_seed(seed)
         course = TransformerLM(config).to(device)

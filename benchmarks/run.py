@@ -110,13 +110,10 @@ def char_models(budget_s: float) -> list[dict]:
     """Every language model of the course on notebook 04's character corpus, the same training budget each
     (``course_lib.compare``, one thread): validation bits per character."""
     from course_lib.compare import CompareConfig, compare_char_models
+    from course_lib.device import torch_threads
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         results = compare_char_models(CompareConfig(budget_s=budget_s))
-    finally:
-        torch.set_num_threads(threads)
     return [{"model": r.model, "setting": r.setting, "parameters": r.parameters, "steps": r.steps,
              "train_s": round(r.train_seconds, 1), "chars_per_s": round(r.chars_per_second),
              "bits_per_char": round(r.bits_per_char, 3), "uniform_bits": round(r.uniform_bits, 3)} for r in results]

@@ -6,7 +6,9 @@ this inside their forward passes: they take the device from their inputs.
 """
 from __future__ import annotations
 
+import contextlib
 import os
+from typing import Iterator
 
 import torch
 
@@ -47,6 +49,22 @@ def get_device(preference: str | None = None) -> torch.device:
     if kind == "mps" and not _mps_available():
         raise RuntimeError(f"{ENV_VAR}={choice} asks for Apple's MPS, but it is not available here.")
     return torch.device(choice)
+
+
+@contextlib.contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """``torch.set_num_threads(n)`` inside a ``with`` block, the previous count restored after it (n None: unchanged).
+
+    Small models train faster on one thread than on several competing ones, and timings on one
+    thread depend less on what else the machine is doing.
+    """
+    saved = torch.get_num_threads()
+    if n is not None:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(saved)
 
 
 def describe(device: torch.device | None = None) -> str:

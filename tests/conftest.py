@@ -2,6 +2,8 @@
 import pytest
 import torch
 
+from course_lib.device import torch_threads
+
 DEVICES = [
     pytest.param("cpu", id="cpu"),
     pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")),
@@ -17,7 +19,5 @@ def device(request):
 def seeded_one_thread():
     """Seed the test; one CPU thread, which is faster for small tensors on a busy machine."""
     torch.manual_seed(0)
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+    with torch_threads(1):
+        yield

@@ -36,3 +36,20 @@ def test_missing_cuda_is_a_clear_error(monkeypatch):
 def test_argument_overrides_environment(monkeypatch):
     monkeypatch.setenv("COURSE_DEVICE", "tpu")
     assert get_device("cpu") == torch.device("cpu")
+
+
+def test_torch_threads_sets_and_restores_even_after_an_error():
+    from course_lib.device import torch_threads
+
+    before = torch.get_num_threads()
+    with torch_threads(1):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    try:
+        with torch_threads(1):
+            raise KeyError("inside")
+    except KeyError:
+        pass
+    assert torch.get_num_threads() == before
+    with torch_threads(None):
+        assert torch.get_num_threads() == before

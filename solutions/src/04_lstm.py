@@ -48,7 +48,7 @@ from torch import nn
 
 from course_lib import data, interpret
 from course_lib.checks import lstm as checks
-from course_lib.device import get_device
+from course_lib.device import get_device, torch_threads
 from course_lib.gradients import lstm_gradient_norms, plot_gradient_norms, rnn_gradient_norms
 from course_lib.lstm import LSTMConfig, LSTMEncoder, LSTMLanguageModel
 from course_lib.rnn import RNNLayer
@@ -261,11 +261,9 @@ def gap_accuracy(kind, gap):
         return (model(x_test).argmax(-1) == y_test).float().mean().item()
 
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # tiny models: one thread is faster than several competing ones
 start = time.perf_counter()
-accuracy = {kind: [gap_accuracy(kind, gap) for gap in GAPS] for kind in ("FFNN", "RNN", "LSTM")}
-torch.set_num_threads(threads)
+with torch_threads(1):  # tiny models: one thread is faster than several competing ones
+    accuracy = {kind: [gap_accuracy(kind, gap) for gap in GAPS] for kind in ("FFNN", "RNN", "LSTM")}
 print(f"{'gap':>5}" + "".join(f"{kind:>8}" for kind in accuracy))
 for k, gap in enumerate(GAPS):
     print(f"{gap:>5}" + "".join(f"{accuracy[kind][k]:8.2f}" for kind in accuracy))

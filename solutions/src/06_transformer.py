@@ -34,7 +34,7 @@ from torch import nn
 
 from course_lib import complexity
 from course_lib.checks import transformer as checks
-from course_lib.device import get_device
+from course_lib.device import get_device, torch_threads
 from course_lib.lstm import LSTMLayer
 from course_lib import transformer
 from course_lib.transformer import BlockConfig, DecoderBlock, copy_from_torch, positional_shift_matrices
@@ -359,12 +359,10 @@ layers = {"self-attention (stores the n×n weights)": transformer.MultiHeadAtten
           "self-attention, fused kernel": transformer.MultiHeadAttention(d, 4, fast=True),
           "LSTM layer": LSTMLayer(d, d)}
 scaling = {}
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # steadier timings: one core, the best of 5 runs per length
-for name, layer in layers.items():
-    call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, transformer.MultiHeadAttention) else None
-    scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call, repeats=5)
-torch.set_num_threads(threads)
+with torch_threads(1):  # steadier timings: one core, the best of 5 runs per length
+    for name, layer in layers.items():
+        call = (lambda m, x: m(x, x, x)[0]) if isinstance(layer, transformer.MultiHeadAttention) else None
+        scaling[name] = complexity.measure_scaling(layer.to(device), lengths, d, call=call, repeats=5)
 
 fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(12, 4))
 for name, s in scaling.items():
@@ -432,10 +430,8 @@ from IPython.display import Markdown, display
 
 from course_lib.compare import CompareConfig, compare_char_models, markdown_table, plot_comparison
 
-threads = torch.get_num_threads()
-torch.set_num_threads(1)  # small models gain little from more threads, and each model's speed depends less on the machine
-results = compare_char_models(CompareConfig(budget_s=8.0), device=device)
-torch.set_num_threads(threads)
+with torch_threads(1):  # small models gain little from more threads, and each model's speed depends less on the machine
+    results = compare_char_models(CompareConfig(budget_s=8.0), device=device)
 display(Markdown(markdown_table(results)))
 plot_comparison(results)
 plt.show()
