@@ -10,6 +10,7 @@
 
     python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
             [--wall-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB] [--no-isolation]
+            [--plain-kernels]
         Grade a folder of <student_id>.ipynb files (or an nbgrader submitted/ tree).
         Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
         Exit 0 when every submission got a grade, even a zero.
@@ -57,6 +58,9 @@ def main(argv: list[str] | None = None) -> int:
                          help=f"largest file the kernel may write, MB (default: {defaults.file_mb})")
     p_grade.add_argument("--no-isolation", action="store_true",
                          help="run kernels without namespaces (network on, files writable); limits still hold")
+    p_grade.add_argument("--plain-kernels", action="store_true",
+                         help="start each kernel as a new Python instead of forking it from one that has "
+                              "imported the notebook's modules already (slower; same limits, same grades)")
 
     p_release = sub.add_parser("release", help="the students' bundle, checked for leaked solutions")
     p_release.add_argument("assignments", nargs="+", help="e.g. 01 05 (or full names)")
@@ -121,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if limits.isolate and isolation_problem():
         print(f"note: kernels are not isolated ({isolation_problem()}); see README 'For instructors'", file=sys.stderr)
-    results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits)
+    results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits,
+                    fork_kernels=not args.plain_kernels)
     for r in results:
         note = f"  ({r.reason})" if r.reason else ""
         print(f"{r.student_id:24s} {r.score:6g} / {r.max_score:g}{note}")

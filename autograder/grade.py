@@ -32,7 +32,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import course, feedback, guard, notebook_source, sandbox
+from . import course, feedback, guard, notebook_source, sandbox, zygote
 from .sandbox import Limits
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
@@ -120,26 +120,39 @@ def _scores(root: Path, assignment: str, student_id: str) -> tuple[float, float,
         return float(sub.score), float(sub.max_score), pending, cells
 
 
-def _quiet_worker(log_dir: str, jupyter_path: str = "") -> None:
-    """Send a worker's (and its kernels') stderr to a log file, not the instructor's terminal."""
+_zygote: zygote.Zygote | None = None  # this worker's
+
+
+def _start_worker(log_dir: str, jupyter_path: str, run_dir: str, modules: list[str]) -> None:
+    """A worker's set-up: its stderr to a log file, the sandbox kernel's spec, and its zygote starting."""
     import warnings
 
+    global _zygote
     if jupyter_path:  # where the sandbox kernel's spec is
         os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (jupyter_path, os.environ.get("JUPYTER_PATH")) if p)
-
+    # One thread per kernel: parallel jobs already use every core, and oversubscribed
+    # BLAS / torch threads make a batch slower, not faster.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    os.environ.setdefault("MKL_NUM_THREADS", "1")
+    os.environ["PATH"] = course.nbgrader_env()["PATH"]
     warnings.filterwarnings("ignore")
     log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
     os.dup2(log.fileno(), 2)
+    if run_dir:
+        _zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
+
+
+def _use_zygote() -> None:
+    """Kernels of this worker fork from its zygote when it is up; else they start the plain way."""
+    if _zygote is not None and _zygote.ready():
+        os.environ[zygote.SOCKET_VARIABLE] = str(_zygote.socket_path)
+    else:
+        os.environ.pop(zygote.SOCKET_VARIABLE, None)
 
 
 def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str,
               wall_seconds: float = 600, isolated: bool = False) -> Result:
     """Grade one submission in its own copy of the course directory (runs in a worker)."""
-    os.environ["PATH"] = course.nbgrader_env()["PATH"]
-    # One thread per kernel: parallel jobs already use every core, and oversubscribed
-    # BLAS / torch threads make a batch slower, not faster.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
     start = time.monotonic()
     result = Result(student_id, assignment)
     root = Path(workdir) / student_id
@@ -163,6 +176,7 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     target.parent.mkdir(parents=True)
     nbformat.write(nb, target)
     os.environ["JUPYTER_RUNTIME_DIR"] = os.environ[sandbox.KERNEL_DIR_VARIABLE] = str(kernel_dir)
+    _use_zygote()
     pid_dir = Path(workdir).parent / "pids"
     timed_out = threading.Event()
 
@@ -296,9 +310,13 @@ def hidden_from_students(*paths: Path) -> list[Path]:
 
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
-    limits: Limits | None = None,
+    limits: Limits | None = None, fork_kernels: bool = True,
 ) -> list[Result]:
-    """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html."""
+    """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html.
+
+    With ``fork_kernels`` each worker's kernels fork from its zygote (:mod:`autograder.zygote`),
+    which has imported what the notebook imports; without, each kernel starts as a new Python.
+    """
     limits = limits or Limits(cell_timeout=timeout)
     assignment = course.resolve_assignment(assignment)
     found = find_submissions(submissions, assignment)
@@ -309,6 +327,8 @@ def grade(
         tmp_path = Path(tmp)
         template = tmp_path / "template"
         course.make_course_dir(template, assignment, limits.cell_timeout)
+        release_nb = nbformat.read(template / "release" / assignment / f"{assignment}.ipynb", as_version=4)
+        preload = zygote.imports_of(release_nb)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
         (tmp_path / "pids").mkdir()
@@ -327,7 +347,9 @@ def grade(
             tasks.append((str(template), str(work), assignment, student_id, str(path), limits.wall_seconds, isolated))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_quiet_worker, initargs=(str(work), str(tmp_path / "jupyter"))) as pool:
+                                 initializer=_start_worker,
+                                 initargs=(str(work), str(tmp_path / "jupyter"), str(tmp_path) if fork_kernels else "",
+                                           preload)) as pool:
             futures = [(task[3], pool.submit(grade_one, *task)) for task in tasks]
             for student_id, future in futures:
                 try:

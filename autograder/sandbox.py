@@ -306,7 +306,7 @@ def _paths_the_kernel_needs(command: list[str]) -> list[Path]:
     return [path for path in paths if not any(other in path.parents for other in paths)]  # outermost only
 
 
-def main(argv: list[str] | None = None) -> None:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m autograder.sandbox")
     parser.add_argument("--memory-mb", type=int, required=True)
     parser.add_argument("--processes", type=int, required=True)
@@ -319,7 +319,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pid-dir", type=Path, required=True)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    args.command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    return args
+
+
+def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | None]:
+    """Put this process under the limits, before it becomes the kernel (both ways of starting one).
+
+    Leads its own process group, joins its pids cgroup (root), writes the pid file, moves into the
+    kernel's folder and sets the resource limits. Returns the kernel's folder, its environment, and
+    the arguments of ``_MOUNT_SCRIPT`` that isolate it (None when it is not to be isolated).
+    """
     if os.getpgid(0) != os.getpid():
         os.setsid()  # the kernel leads its own group: the grader can stop it with all its children
     args.pid_dir.mkdir(parents=True, exist_ok=True)
@@ -341,15 +351,54 @@ def main(argv: list[str] | None = None) -> None:
     env = _private_home(kdir)
     os.chdir(kdir)
     apply_limits(args.memory_mb, args.processes, args.file_mb)
-    if args.isolate == "on":
-        hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
-        if cgroup is not None:  # the kernel is root in its namespace: it could raise pids.max or leave the cgroup
-            hide += _cgroup_folders()
-        tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
-        # the course or its Python may live in the temporary folder: those folders are put back (read-only)
-        keep = [str(path) for path in _paths_the_kernel_needs(command) if tmp != "-" and tmp in path.parents]
-        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", str(kdir), str(tmp),
-                   ":".join(keep), *hide, "--", *command]
+    if args.isolate != "on":
+        return kdir, env, None
+    hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
+    if cgroup is not None:  # the kernel is root in its namespace: it could raise pids.max or leave the cgroup
+        hide += _cgroup_folders()
+    tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
+    # the course or its Python may live in the temporary folder: those folders are put back (read-only)
+    keep = [str(path) for path in _paths_the_kernel_needs(args.command) if tmp != "-" and tmp in path.parents]
+    return kdir, env, [str(kdir), str(tmp), ":".join(keep), *hide]
+
+
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+
+
+def _unshare(flags: int) -> None:
+    """unshare(2) for this process (it must have one thread), mapping its user to root in a new user namespace."""
+    import ctypes
+
+    uid, gid = os.getuid(), os.getgid()
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(flags) != 0:
+        err = ctypes.get_errno()
+        raise OSError(err, f"unshare: {os.strerror(err)}")
+    if flags & _CLONE_NEWUSER:
+        Path("/proc/self/setgroups").write_text("deny")
+        Path("/proc/self/uid_map").write_text(f"0 {uid} 1")
+        Path("/proc/self/gid_map").write_text(f"0 {gid} 1")
+
+
+def isolate_in_place(mount_args: list[str]) -> None:
+    """What ``unshare -rnm`` + ``_MOUNT_SCRIPT`` do for the exec path, done to this (forked, one-thread) process."""
+    _unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET)
+    # the script's mounts land in this process's mount namespace; its final command is a no-op
+    subprocess.run(["sh", "-c", _MOUNT_SCRIPT, "sandbox", *mount_args, "--", "true"], check=True)
+    _unshare(_CLONE_NEWUSER | _CLONE_NEWNS)  # a nested user namespace locks those mounts
+    os.chdir(mount_args[0])
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    command = args.command
+    from . import zygote
+
+    if zygote.hand_over(sys.argv[1:] if argv is None else argv, args):
+        return  # a kernel forked from the worker's zygote ran, and has exited
+    kdir, env, mount_args = enter(args)
+    if mount_args is not None:
+        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", *mount_args, "--", *command]
     os.execvpe(command[0], command, env)
 
 
