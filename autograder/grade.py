@@ -18,6 +18,7 @@ from __future__ import annotations
 import csv
 import json
 import multiprocessing
+import multiprocessing.util
 import os
 import re
 import secrets
@@ -140,6 +141,7 @@ def _start_worker(log_dir: str, jupyter_path: str, run_dir: str, modules: list[s
     os.dup2(log.fileno(), 2)
     if run_dir:
         _zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
+        multiprocessing.util.Finalize(_zygote, _zygote.stop, exitpriority=10)  # when the worker exits
 
 
 def _use_zygote() -> None:

@@ -2,8 +2,9 @@
 
     python benchmarks/class_of_200.py [--students 200] [--notebook 05_self_attention] [--jobs N]
 
-The class is copies of four kinds of submission: the full solution (half the class), a partial
-one (two exercises left blank), one with a catalogued mistake, and the blank release. It prints
+The class is copies of seven kinds of submission: the full solution (six in sixteen), a partial
+one (two exercises left blank), one with a catalogued mistake, the blank release, and three
+hostile ones (the checks patched to pass, ``os._exit`` in an answer cell, a printed fake pass). It prints
 the seconds per submission and the total against DESIGN.md's budget: a class of 200 in under
 15 minutes on 2 cores. With --students below 200 the total for 200 is extrapolated (and says so):
 the once-per-run cost (building the release, starting workers; measured on an empty folder) plus
@@ -24,7 +25,8 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
-BUDGET_SECONDS = 15 * 60
+BUDGET_SECONDS = 15 * 60  # DESIGN.md
+GOAL_SECONDS = 10 * 60  # the instructor-workflow issue's goal
 CLASS = 200
 
 
@@ -39,13 +41,21 @@ def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
     solution = answers(source)
     code_cells = [gid for gid, text in solution.items() if "def " in text] or list(solution)
     stub = "# YOUR CODE HERE\nraise NotImplementedError()"
+    first = code_cells[0]
     kinds = {
         "solution": solution,
         "partial": {**solution, **{gid: stub for gid in code_cells[-2:]}},
-        "mistake": {**solution, code_cells[0]: solution[code_cells[0]].replace("return ", "return 2 * ", 1)},
+        "mistake": {**solution, first: solution[first].replace("return ", "return 2 * ", 1)},
         "blank": {},
+        # hostile: every check made to pass, the kernel killed mid-notebook, a fake "all passed"
+        "patched": {**{gid: stub for gid in code_cells},
+                    first: "import course_lib.grading as g\nfor name in dir(g):\n    if name.startswith('check'):\n"
+                           "        setattr(g, name, lambda *a, **k: print('\u2714 passed'))\n"},
+        "exits": {**solution, code_cells[-1]: "import os\nos._exit(0)"},
+        "fake_pass": {**{gid: stub for gid in code_cells}, first: "print('\u2714 all checks passed: 17/17')"},
     }
-    plan = ["solution", "solution", "partial", "mistake", "solution", "blank", "solution", "partial"]
+    plan = ["solution", "solution", "partial", "mistake", "solution", "blank", "solution", "partial",
+            "patched", "solution", "exits", "mistake", "solution", "fake_pass", "solution", "partial"]
     counts: dict[str, int] = {}
     for i in range(students):
         kind = plan[i % len(plan)]
@@ -59,11 +69,11 @@ def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
     return counts
 
 
-def grade(notebook: str, subs: Path, out: Path, jobs: int) -> float | None:
+def grade(notebook: str, subs: Path, out: Path, jobs: int, options: list[str]) -> float | None:
     """Seconds that `python -m autograder grade` takes on a folder (None if it fails)."""
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", notebook, str(subs),
-                           "--out", str(out), "--jobs", str(jobs)], capture_output=True, text=True)
+                           "--out", str(out), "--jobs", str(jobs), *options], capture_output=True, text=True)
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
         return None
@@ -75,15 +85,17 @@ def main() -> int:
     parser.add_argument("--students", type=int, default=CLASS)
     parser.add_argument("--notebook", default="05_self_attention")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--plain-kernels", action="store_true", help="grade with `--plain-kernels` (no zygote)")
     args = parser.parse_args()
+    options = ["--plain-kernels"] if args.plain_kernels else []
     with tempfile.TemporaryDirectory(prefix="class-of-200-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
         subs.mkdir()
         counts = make_class(args.notebook, args.students, subs)
         empty = Path(tmp) / "empty"
         empty.mkdir()
-        fixed = grade(args.notebook, empty, Path(tmp) / "grades-empty", args.jobs)  # release build, workers
-        seconds = grade(args.notebook, subs, out, args.jobs)
+        fixed = grade(args.notebook, empty, Path(tmp) / "grades-empty", args.jobs, options)  # the release build
+        seconds = grade(args.notebook, subs, out, args.jobs, options)
         if fixed is None or seconds is None:
             return 1
         results = json.loads((out / "results.json").read_text())
@@ -92,12 +104,23 @@ def main() -> int:
     total_200 = seconds if args.students == CLASS else fixed + marginal * CLASS
     errors = sum(r["status"] != "graded" for r in results)
     print(f"{args.notebook}: {args.students} submissions ({', '.join(f'{n} {k}' for k, n in counts.items())}), "
-          f"--jobs {args.jobs} on {os.cpu_count()} cores")
+          f"--jobs {args.jobs} on {os.cpu_count()} cores{', plain kernels' if args.plain_kernels else ''}")
     print(f"  wall time {seconds:.1f} s, {per:.2f} s per submission ({fixed:.1f} s of it once per run, "
-          f"{marginal:.2f} s per submission beyond that); {errors} not graded")
+          f"{marginal:.2f} s per submission beyond that); {errors} graded as errors, with a reason")
+    worker = [r["seconds"] for r in results]
+    slowest = max(results, key=lambda r: r["seconds"])
+    print(f"  one submission in one worker: {sum(worker) / len(worker):.2f} s on average, "
+          f"{slowest['seconds']:.2f} s at most ({slowest['student_id']})")
+    scores: dict[str, list[float]] = {}
+    for r in results:
+        scores.setdefault(r["student_id"].split("_", 1)[1], []).append(r["score"])
+    max_score = max((r["max_score"] for r in results), default=0)
+    print("  mean score per kind: " + ", ".join(f"{kind} {sum(v) / len(v):g}/{max_score:g}" for kind, v in scores.items()))
     label = "measured" if args.students == CLASS else f"extrapolated from {args.students}"
     verdict = "within" if total_200 <= BUDGET_SECONDS else "OVER"
-    print(f"  class of {CLASS}: {total_200 / 60:.1f} min ({label}); budget {BUDGET_SECONDS // 60} min: {verdict}")
+    goal = "met" if total_200 <= GOAL_SECONDS else "missed"
+    print(f"  class of {CLASS}: {total_200 / 60:.1f} min ({label}); budget {BUDGET_SECONDS // 60} min: {verdict}; "
+          f"goal {GOAL_SECONDS // 60} min: {goal}")
     return 0 if total_200 <= BUDGET_SECONDS else 2
 
 

@@ -35,3 +35,12 @@ def test_skip_blanks_demos_even_without_their_tag_but_never_graded_cells():
     assert skipped == sum(is_demo(c) for c in nb.cells)
     assert untagged.source == DEMO_SKIPPED
     assert test_cell.source == original_test and answer.source == original_answer
+
+
+def test_every_widget_cell_is_a_demo():
+    """No grade depends on a widget, and a widget cell can stall grading: nbclient sometimes never
+    gets its execute reply (jupyter/nbclient#312) and waits out the cell timeout (60 s)."""
+    for path in sorted((REPO / "notebooks").glob("0*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        widget_cells = [c for c in nb.cells if c.cell_type == "code" and ("widgets." in c.source or "interact(" in c.source)]
+        assert not [c.id for c in widget_cells if not is_demo(c)], path.name

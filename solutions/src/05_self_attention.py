@@ -386,7 +386,7 @@ checks.check_brown_dog_weights(brown_dog_weights, exact=True)
 # Move the slider: it draws random queries and keys of length $d_k$ and shows the scores before
 # and after scaling, and how much of the softmax goes to the single largest key.
 
-# %%
+# %% [demo]
 d_k_slider = widgets.SelectionSlider(options=[2, 4, 8, 16, 32, 64, 128, 256, 512, 1024], value=64,
                                      description="d_k", continuous_update=False)
 
