@@ -221,12 +221,7 @@ def hand_over(argv: list[str], args: argparse.Namespace) -> bool:
         return False
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
         signal.signal(signum, lambda sig, _frame: _signal_group(pid, sig))
-    while True:  # until the kernel exits (pidfd readable)
-        try:
-            if select.select([pidfd], [], [])[0]:
-                break
-        except InterruptedError:
-            continue
+    select.select([pidfd], [], [])  # until the kernel exits (pidfd readable; signals do not end the wait)
     return True
 
 
@@ -375,8 +370,9 @@ def serve(socket_path: Path, modules: list[str]) -> None:
     failed = preload(modules)
     if failed:
         print(f"zygote: could not preload {', '.join(failed)}", file=sys.stderr)
-    if hooked_modules_loaded():  # its kernels would miss these modules' hooks: start kernels the plain way
-        print(f"zygote: preloading imported {', '.join(hooked_modules_loaded())}; not forking kernels", file=sys.stderr)
+    hooked = hooked_modules_loaded()
+    if hooked:  # its kernels would miss these modules' hooks: start kernels the plain way
+        print(f"zygote: preloading imported {', '.join(hooked)}; not forking kernels", file=sys.stderr)
         sys.exit(1)
     import gc
 
