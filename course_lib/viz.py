@@ -107,14 +107,55 @@ def embedding_projection(E, labels, skip=(), title="word embeddings", ax=None):
     X = E[keep] - E[keep].mean(0)  # (n, m), centred
     _, _, Vh = torch.linalg.svd(X, full_matrices=False)
     xy = X @ Vh[:2].T  # (n, 2): coordinates along the two main directions
-    ax = ax or plt.subplots(figsize=(7, 5))[1]
+    ax = ax or plt.subplots(figsize=(8, 6))[1]
     ax.scatter(xy[:, 0], xy[:, 1], s=12, color="tab:blue")
-    for (x, y), i in zip(xy.tolist(), keep):
-        ax.annotate(labels[i], (x, y), xytext=(3, 3), textcoords="offset points", fontsize=9)
+    ax.margins(0.12)  # room for labels next to the outermost points
+    ax.autoscale_view()  # fix the limits now: the labels are placed in display space
+    place_labels(ax, xy.tolist(), [labels[i] for i in keep], fontsize=9)
     ax.set_xlabel("first principal direction")
     ax.set_ylabel("second principal direction")
     ax.set_title(title)
     return ax
+
+
+# Where a label may sit around its point: offset in points and alignment; right, left, above, below,
+# then the four corners. The first four never overlap each other.
+_LABEL_OFFSETS = ((5, 0, "left", "center"), (-5, 0, "right", "center"),
+                  (0, 6, "center", "bottom"), (0, -6, "center", "top"),
+                  (4, 7, "left", "bottom"), (-4, 7, "right", "bottom"),
+                  (4, -7, "left", "top"), (-4, -7, "right", "top"))
+
+
+def place_labels(ax: plt.Axes, points, labels, fontsize: float = 9) -> list:
+    """Write each label next to its (x, y) point where it overlaps no label placed before it.
+
+    Tries the positions in ``_LABEL_OFFSETS`` in order and keeps the first free one (the one overlapping
+    least when none is free), so that labels of nearby points stay readable. Returns the annotations.
+    """
+    renderer = ax.figure.canvas.get_renderer()
+    taken = []  # display-space boxes of the labels placed so far
+    placed = []
+    for (x, y), label in zip(points, labels):
+        text = ax.annotate(label, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=fontsize)
+        best, best_overlap = None, math.inf
+        for dx, dy, ha, va in _LABEL_OFFSETS:
+            text.set_position((dx, dy))
+            text.set_horizontalalignment(ha)
+            text.set_verticalalignment(va)
+            box = text.get_window_extent(renderer)
+            overlap = sum(max(0.0, min(box.x1, o.x1) - max(box.x0, o.x0)) * max(0.0, min(box.y1, o.y1) - max(box.y0, o.y0))
+                          for o in taken)
+            if overlap < best_overlap:
+                best, best_overlap = (dx, dy, ha, va, box), overlap
+            if overlap == 0:
+                break
+        dx, dy, ha, va, box = best
+        text.set_position((dx, dy))
+        text.set_horizontalalignment(ha)
+        text.set_verticalalignment(va)
+        taken.append(box)
+        placed.append(text)
+    return placed
 
 
 def coloured_text(text: str, values, title: str = "", vmax: float | None = None, cmap: str = "RdBu_r"):

@@ -350,6 +350,11 @@ torch.manual_seed(0)
 small_model = FFNNLanguageModel(config).to(device)
 train(small_model, window_batches(X_small, Y_small, batch_size=64), TrainConfig(steps=500, lr=3e-3, weight_decay=0.1))
 
+# %% [markdown]
+# Now score each model at exactly those positions, by the probability it gives the word that came
+# next, and turn the probabilities into a perplexity. The grammar's own probabilities set the floor.
+
+# %% [demo]
 # the true p(next word | the whole sentence so far), in the same order as the windows of X_valid
 true_valid = torch.tensor([data.next_word_distribution(words[:t], grammar, without_held_out=True)[word]
                            for words in valid_words for t, word in enumerate(words + [data.EOS])])
@@ -528,9 +533,12 @@ def compare_models(n_train=300, context_size=5):
     plt.show()
 
 
+FULL_LABEL = {"description_width": "110px"}  # wide enough for each slider's whole name
 widgets.interact(compare_models,
-                 n_train=widgets.SelectionSlider(options=[30, 100, 300, 1000, 3000], value=300, continuous_update=False),
-                 context_size=widgets.IntSlider(value=5, min=1, max=6, continuous_update=False));
+                 n_train=widgets.SelectionSlider(options=[30, 100, 300, 1000, 3000], value=300, continuous_update=False,
+                                                 style=FULL_LABEL),
+                 context_size=widgets.IntSlider(value=5, min=1, max=6, continuous_update=False,
+                                                style=FULL_LABEL));
 
 # %% [markdown]
 # **Question (graded by your instructor).** The FFNN and the 6-gram model read exactly the same five

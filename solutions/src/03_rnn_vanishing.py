@@ -255,11 +255,14 @@ def show_gradients(weight_scale=0.9, seq_len=50, input_scale=0.01):
     print(f"gradient reaching the first step: {tanh[0].item():.3g} (tanh), {pure[0].item():.3g} (no tanh)")
 
 
+FULL_LABEL = {"description_width": "110px"}  # wide enough for each slider's whole name
 widgets.interact(show_gradients,
-                 weight_scale=widgets.FloatSlider(value=0.9, min=0.5, max=2.0, step=0.05, continuous_update=False),
-                 seq_len=widgets.IntSlider(value=50, min=5, max=150, step=5, continuous_update=False),
+                 weight_scale=widgets.FloatSlider(value=0.9, min=0.5, max=2.0, step=0.05, continuous_update=False,
+                                                  style=FULL_LABEL),
+                 seq_len=widgets.IntSlider(value=50, min=5, max=150, step=5, continuous_update=False,
+                                           style=FULL_LABEL),
                  input_scale=widgets.SelectionSlider(options=[0.001, 0.01, 0.1, 1.0], value=0.01,
-                                                     continuous_update=False));
+                                                     continuous_update=False, style=FULL_LABEL));
 
 # %% [markdown]
 # The same measurements as a table, for a sequence of 50 steps with small inputs:
@@ -367,7 +370,11 @@ def train_rnn(max_norm):
         losses.append(loss.item())
     return model, torch.tensor(losses), torch.tensor(norms)
 
+# %% [markdown]
+# Clipping sits between `loss.backward()`, which fills every `.grad`, and `optimizer.step()`, which
+# uses them. Both runs, then their training losses and gradient norms side by side:
 
+# %% [demo]
 runs = {}
 for label, max_norm in [("no clipping", math.inf), ("clipped at 1.0", 1.0)]:
     start = time.perf_counter()

@@ -372,6 +372,8 @@ for name, s in scaling.items():
 ax_time.set(xlabel="sequence length n", ylabel="milliseconds per forward pass", title=f"time on {device}")
 ax_memory.set(xlabel="sequence length n", ylabel="MiB saved for the backward pass", title="memory")
 for ax in (ax_time, ax_memory):
+    ax.set_xticks(lengths, [str(n) for n in lengths], minor=False)
+    ax.set_xticks([], minor=True)  # no labels between the measured lengths
     ax.legend(fontsize=8)
 plt.show()
 
@@ -500,7 +502,8 @@ for ax, mask, title in ((axes[0], current, "vanilla: this segment only"),
     ax.imshow(mask, cmap="Greens", vmin=0, vmax=1.5)
     ax.set(xlabel="key position", ylabel="query position", title=title)
 axes[1].axvline(memory_length - 0.5, color="k", lw=1)
-axes[1].text(memory_length / 2 - 0.5, -0.8, "memory (no gradient)", ha="center", fontsize=8)
+axes[1].text(memory_length / 2 - 0.5, L_segment / 2 - 0.5, "memory\n(no gradient)", ha="center", va="center",
+             color="white", fontsize=9)
 plt.show()
 
 # %% [markdown]

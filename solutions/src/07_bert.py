@@ -357,7 +357,10 @@ def mean_cosine(a, b, same=False):
         return sims[:, off_diagonal].mean(dim=1)
     return sims.flatten(1).mean(dim=1)
 
+# %% [markdown]
+# For each word, layer by layer: how similar its vectors are within one sense, and across the two senses.
 
+# %% [demo]
 fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
 for ax, (word, senses) in zip(axes, SENSES.items()):
     (name_a, a_sentences), (name_b, b_sentences) = senses.items()
@@ -457,6 +460,12 @@ def tagging_set(words, noun_frames, verb_frames):
 shuffled = [BOTH[i] for i in torch.randperm(len(BOTH), generator=torch.Generator().manual_seed(0))]
 train_states, train_tags = tagging_set(shuffled[:15], AS_NOUN[:4], AS_VERB[:4])
 test_states, test_tags = tagging_set(shuffled[15:], AS_NOUN[4:], AS_VERB[4:])
+
+# %% [markdown]
+# Six ways to turn the layers into one feature vector per word (seed 002's choices), each scored by the
+# same linear probe on the held-out words and frames; then every layer on its own:
+
+# %% [demo]
 COMBINATIONS = {  # seed 002's choices; `states` is (layers + 1, N, H), states[0] the embedding layer
     "embeddings": lambda states: states[0],
     "last layer": lambda states: states[-1],
@@ -621,7 +630,11 @@ train_words = sorted({w for text in sentences[train] for w in re.findall(r"[a-z]
 bags = word_counts(sentences, {word: i for i, word in enumerate(train_words)})  # (N, words seen in training)
 topic_results = {"bag of words": probe_accuracy(bags[train], topic_labels[train], bags[test], topic_labels[test])}
 
+# %% [markdown]
+# MiniLM as a sentence encoder: the average of its last layer over the real tokens (padding left out).
+# Frozen, its vectors feed the same linear probe as the bag of words:
 
+# %% [demo]
 class SentenceClassifier(nn.Module):
     """BERT, the average of its last layer over the real tokens, and a linear layer to the classes."""
 
@@ -645,6 +658,10 @@ with torch.no_grad():
 topic_results["frozen MiniLM + linear"] = probe_accuracy(frozen[train], topic_labels[train], frozen[test],
                                                          topic_labels[test])
 
+# %% [markdown]
+# Fine-tuning: the same encoder with a linear head, every weight but the embeddings trained together.
+
+# %% [demo]
 torch.manual_seed(0)
 classifier = SentenceClassifier(copy.deepcopy(bert), len(topic_names)).train()  # a copy: `bert` stays as it is
 classifier.bert.embeddings.requires_grad_(False)
