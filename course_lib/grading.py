@@ -298,16 +298,24 @@ def report_pass(exercise: str, detail: str = "") -> None:
 def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
     """IPython handler for answers not written yet.
 
-    A NameError in a check cell means the answer cell above has not run; a NotImplementedError
-    in any cell means it called an exercise function that is still the blank stub.
+    A bare NotImplementedError raised by the cell itself means it is an answer cell still blank; raised
+    in a function, that the cell called an exercise function that is still the blank stub. A NameError
+    in a check cell means the answer cell above has not run; one in a cell's own top-level code, that a
+    cell above which defines the name has not run (or stopped with an error). Anything else, including a
+    NameError inside the student's own function, keeps its full traceback.
     """
     last = tb
     while last.tb_next is not None:
         last = last.tb_next
+    in_cell_itself = last.tb_frame.f_code.co_name == "<module>"
     if issubclass(etype, NotImplementedError) and not str(value):
         function = last.tb_frame.f_code.co_name
-        message = (f"\x1b[1;31m✘ {function} is not implemented yet\x1b[0m: this cell uses your {function}; "
-                   "write it in its exercise cell above (and run that cell), then run this one again.")
+        if in_cell_itself:
+            message = ("\x1b[1;31m✘ this answer is not written yet\x1b[0m: replace `raise NotImplementedError()` "
+                       "in this cell with your code, then run the cell again.")
+        else:
+            message = (f"\x1b[1;31m✘ {function} is not implemented yet\x1b[0m: this cell uses your {function}; "
+                       "write it in its exercise cell above (and run that cell), then run this one again.")
         shell._showtraceback(etype, value, [message])
         return
     line = linecache.getline(last.tb_frame.f_code.co_filename, last.tb_lineno)
@@ -315,6 +323,11 @@ def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
     if "check_" in line and name:
         message = (f"\x1b[1;31m✘ {name.group(1)} is not defined yet\x1b[0m: run your answer cell above this one "
                    "(after replacing `raise NotImplementedError()` with your code).")
+        shell._showtraceback(etype, value, [message])
+    elif issubclass(etype, NameError) and name and in_cell_itself:
+        message = (f"\x1b[1;31m✘ {name.group(1)} is not defined yet\x1b[0m (line {last.tb_lineno}: {line.strip()}): "
+                   f"a cell above defines it. Run the cells above this one first; one that stops with an error "
+                   f"(an answer not written yet, say) defines nothing.")
         shell._showtraceback(etype, value, [message])
     else:
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)

@@ -385,6 +385,7 @@ for label, max_norm in [("no clipping", math.inf), ("clipped at 1.0", 1.0)]:
     print(f"{label:>15}: final training loss {losses[-20:].mean():.3f}, validation loss {valid:.3f} nats/char, "
           f"{spikes} loss spikes (+0.5 nats in one step), largest gradient norm {norms.max():.3g} "
           f"({time.perf_counter() - start:.1f} s)")
+clipped_model = runs["clipped at 1.0"][0]
 
 fig, (ax_loss, ax_norm) = plt.subplots(1, 2, figsize=(11, 3.5))
 for label, (_, losses, norms, _) in runs.items():
@@ -408,9 +409,8 @@ plt.show()
 # What did the clipped model learn in 300 steps? Sampling a few lines (it sees the last 64 characters):
 
 # %% [demo]
-model = runs["clipped at 1.0"][0]
 prompt = torch.tensor([[stoi[c] for c in "def "]])
-out = sample(model, prompt, max_new_tokens=200, context_size=BLOCK, generator=torch.Generator().manual_seed(0))
+out = sample(clipped_model, prompt, max_new_tokens=200, context_size=BLOCK, generator=torch.Generator().manual_seed(0))
 print("".join(itos[i] for i in out[0].tolist()))
 
 # %% [markdown]

@@ -1,0 +1,45 @@
+"""A student's first run: every blank student notebook, top to bottom in a real kernel, shows each error in one line.
+
+Before writing any answer, a student who runs the whole notebook meets every blank exercise at once: the
+answer cells themselves, the check cells after them, and the demo cells that use an answer or a value
+that a failed cell above never defined. Each must say what is missing in one sentence (the hook in
+course_lib.grading), with no traceback, no "<module>" for a name, and no warning printed into the
+notebook. The cells run on past errors, as "Run Selected Cell and All Below" does after each one.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[1]
+RELEASES = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def test_every_notebook_is_covered():
+    assert len(RELEASES) == 7, RELEASES
+
+
+@pytest.mark.parametrize("name", RELEASES)
+def test_blank_notebook_speaks_in_one_line_per_error(name, tmp_path):
+    nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
+    NotebookClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    errors, noisy, warnings = [], [], []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []):
+            if output.output_type == "error":
+                text = ANSI.sub("", "\n".join(output.traceback))
+                errors.append(text)
+                if len(output.traceback) != 1 or "<module>" in text or "Traceback" in text:
+                    noisy.append(f"cell {index}: {output.ename}: {output.evalue}\n{text[:600]}")
+            elif output.output_type == "stream" and output.name == "stderr":
+                warnings.append(f"cell {index}: {output.text[:300]}")
+    assert errors, f"{name}: no cell failed, yet its exercises are blank"
+    assert all(e.startswith("✘ ") for e in errors), [e[:120] for e in errors if not e.startswith("✘ ")]
+    assert not noisy, f"{name}: errors a blank notebook shows with a traceback:\n" + "\n\n".join(noisy)
+    assert not warnings, f"{name}: printed into the notebook on stderr:\n" + "\n".join(warnings)
