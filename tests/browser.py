@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -42,13 +43,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240) -> Iterator[str]:
+def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, source: str = "notebooks") -> Iterator[str]:
     """`make lab` (the README's command) on a free local port with an empty token; yields its base URL.
 
     Lab's Validate button saves the notebook, and notebooks/ must stay as it is, so `make lab` runs the
-    repository's Makefile from a scratch folder that holds copies of ``notebooks`` in notebooks/ and links
-    to the repository's .venv and pyproject.toml (`make install` in the repository first makes sure
-    the scratch `make lab` finds the course installed and installs nothing itself).
+    repository's Makefile from a scratch folder that holds copies of ``notebooks`` (taken from the
+    repository's ``source`` folder: notebooks/ or solutions/) in notebooks/ and links to the repository's
+    .venv and pyproject.toml (`make install` in the repository first makes sure the scratch `make lab`
+    finds the course installed and installs nothing itself).
     """
     subprocess.run(["make", "--quiet", "install"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     course = tmp_path / "course"
@@ -56,11 +58,11 @@ def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240) -> I
     for name in (".venv", "pyproject.toml", "Makefile"):
         (course / name).symlink_to(REPO / name)
     for name in notebooks:
-        shutil.copy(REPO / "notebooks" / name, course / "notebooks" / name)
+        shutil.copy(REPO / source / name, course / "notebooks" / name)
     port = free_port()
     env = dict(os.environ)
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
-        env.setdefault(var, str(tmp_path / var.lower()))
+        env[var] = str(tmp_path / var.lower())  # this Lab's own: no workspace restored from an earlier Lab
     args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
     log = open(tmp_path / "lab.log", "w+b")  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=course, env=env, start_new_session=True,
@@ -134,3 +136,63 @@ def screenshot(driver, name: str) -> Path:
     driver.save_screenshot(str(path))
     print(f"screenshot: {path}")
     return path
+
+
+def code_prompts(driver) -> list[str]:
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt'))"
+        ".map(e => e.textContent.trim())")
+
+
+def kernel_idle(driver) -> bool:
+    return bool(driver.execute_script(
+        "const s = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
+        "return s !== null && /idle/i.test(s.getAttribute('data-status') || '');"))
+
+
+def run_menu(driver, command: str) -> None:
+    """Run menu → the item for ``command`` (its data-command), as a student would click it."""
+    from selenium.webdriver.common.by import By
+
+    menu = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item") if e.text.strip() == "Run")
+    menu.click()
+    item = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, f".lm-Menu-item[data-command='{command}']"),
+                    10, f"the Run menu item {command}")
+    item.click()
+
+
+def run_everything(driver, timeout: float = 120) -> int:
+    """Run All Cells; where a failing cell stops the run, go on with "Run Selected Cell and All Below"
+    from the next cell, until every code cell has an execution count. Returns how many runs it took."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + timeout
+    runs = 0
+    while True:
+        prompts = code_prompts(driver)
+        todo = [i for i, p in enumerate(prompts) if p in ("[ ]:", "")]
+        if not todo:
+            return runs
+        assert time.monotonic() < deadline, f"cells still not run after {timeout} s: {prompts}"
+        first = todo[0]
+        if runs == 0:
+            run_menu(driver, "runmenu:run-all")
+        else:
+            cell = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-CodeCell")[first]
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", cell)
+            cell.find_element(By.CSS_SELECTOR, ".jp-InputArea-prompt").click()  # selects it, command mode
+            run_menu(driver, "notebook:run-all-below")
+        runs += 1
+
+        def settled():
+            now = code_prompts(driver)
+            return re.fullmatch(r"\[\d+\]:", now[first]) and "[*]:" not in now and kernel_idle(driver)
+
+        wait_for(settled, max(1.0, deadline - time.monotonic()), f"run {runs} (from code cell {first}) to finish")
+
+
+def truncated_widget_labels(driver) -> list[str]:
+    """The widget labels (slider names and the like) that Lab cuts short with an ellipsis."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('.jp-NotebookPanel .widget-label, .jp-NotebookPanel .widget-label-basic'))"
+        ".filter(e => e.scrollWidth > e.clientWidth).map(e => e.textContent.trim())")

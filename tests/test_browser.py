@@ -14,65 +14,12 @@ import time
 
 import pytest
 
-from browser import ARTIFACTS, chromium, missing_browser, running_lab, screenshot, wait_for
+from browser import (ARTIFACTS, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
+                     screenshot, truncated_widget_labels, wait_for)
 
 NOTEBOOK = "01_ngrams.ipynb"
-RUN_TIMEOUT = 120
 
 pytestmark = pytest.mark.skipif(bool(missing_browser()), reason=missing_browser() or "browser available")
-
-
-def code_prompts(driver) -> list[str]:
-    return driver.execute_script(
-        "return Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputArea-prompt'))"
-        ".map(e => e.textContent.trim())")
-
-
-def kernel_idle(driver) -> bool:
-    return bool(driver.execute_script(
-        "const s = document.querySelector('.jp-NotebookPanel .jp-Notebook-ExecutionIndicator');"
-        "return s !== null && /idle/i.test(s.getAttribute('data-status') || '');"))
-
-
-def run_menu(driver, command: str) -> None:
-    """Run menu → the item for ``command`` (its data-command), as a student would click it."""
-    from selenium.webdriver.common.by import By
-
-    menu = next(e for e in driver.find_elements(By.CSS_SELECTOR, ".lm-MenuBar-item") if e.text.strip() == "Run")
-    menu.click()
-    item = wait_for(lambda: driver.find_element(By.CSS_SELECTOR, f".lm-Menu-item[data-command='{command}']"),
-                    10, f"the Run menu item {command}")
-    item.click()
-
-
-def run_everything(driver, timeout: float = RUN_TIMEOUT) -> int:
-    """Run All Cells; where a failing cell stops the run, go on with "Run Selected Cell and All Below"
-    from the next cell, until every code cell has an execution count. Returns how many runs it took."""
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + timeout
-    runs = 0
-    while True:
-        prompts = code_prompts(driver)
-        todo = [i for i, p in enumerate(prompts) if p in ("[ ]:", "")]
-        if not todo:
-            return runs
-        assert time.monotonic() < deadline, f"cells still not run after {timeout} s: {prompts}"
-        first = todo[0]
-        if runs == 0:
-            run_menu(driver, "runmenu:run-all")
-        else:
-            cell = driver.find_elements(By.CSS_SELECTOR, ".jp-NotebookPanel .jp-CodeCell")[first]
-            driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", cell)
-            cell.find_element(By.CSS_SELECTOR, ".jp-InputArea-prompt").click()  # selects it, command mode
-            run_menu(driver, "notebook:run-all-below")
-        runs += 1
-
-        def settled():
-            now = code_prompts(driver)
-            return re.fullmatch(r"\[\d+\]:", now[first]) and "[*]:" not in now and kernel_idle(driver)
-
-        wait_for(settled, max(1.0, deadline - time.monotonic()), f"run {runs} (from code cell {first}) to finish")
 
 
 def test_student_session_in_jupyterlab(tmp_path):
@@ -132,6 +79,7 @@ def test_student_session_in_jupyterlab(tmp_path):
         wait_for(lambda: readout.text.strip() == "3", 10, "the n slider to read 3")
         after = wait_for(lambda: (s := chart_src()) and s != before and s, 30, "the widget's chart to be redrawn")
         assert after != before
+        assert not truncated_widget_labels(driver), f"widget labels cut short: {truncated_widget_labels(driver)}"
         screenshot(driver, "03_widget_after_moving_n")
 
         # (d) nbgrader's Validate button (toolbar) reports the failing tests in a dialog.
@@ -193,6 +141,7 @@ def test_bert_attention_views_and_widget_in_jupyterlab(tmp_path):
             return imgs[0].get_attribute("src") if imgs else ""
 
         before = wait_for(chart_src, 30, "the similarity widget's chart")
+        assert not truncated_widget_labels(driver), f"widget labels cut short: {truncated_widget_labels(driver)}"
         driver.execute_script("arguments[0].scrollIntoView({block: 'start'});", widget)
         apple = next(b for b in widget.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == "apple")
         apple.click()

@@ -492,12 +492,13 @@ probe_results = {name: probe_accuracy(pick(train_states), train_tags, pick(test_
 for layer in range(1, len(bert.layers) + 1):
     accuracy = probe_accuracy(train_states[layer], train_tags, test_states[layer], test_tags)
     print(f"layer {layer} alone: {accuracy:.1%}")
-plt.figure(figsize=(7, 2.8))
-plt.barh(list(probe_results)[::-1], list(probe_results.values())[::-1], color="tab:blue")
+plt.figure(figsize=(7.5, 2.8))
+bars = plt.barh(list(probe_results)[::-1], list(probe_results.values())[::-1], color="tab:blue")
+plt.bar_label(bars, fmt="{:.0%}", padding=3, fontsize=9)
 plt.axvline(0.5, color="grey", linestyle=":", label="chance")
-plt.xlim(0.4, 1.0)
+plt.xlim(0.4, 1.05)
 plt.xlabel(f"noun/verb accuracy on {len(test_tags)} held-out uses")
-plt.legend(loc="lower right")
+plt.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
 plt.tight_layout()
 plt.show()
 
