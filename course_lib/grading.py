@@ -311,7 +311,7 @@ def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
     if issubclass(etype, NotImplementedError) and not str(value):
         function = last.tb_frame.f_code.co_name
         if in_cell_itself:
-            message = ("\x1b[1;31m✘ this answer is not written yet\x1b[0m: replace `raise NotImplementedError()` "
+            message = ("\x1b[1;31m✘ this answer is not implemented yet\x1b[0m: replace `raise NotImplementedError()` "
                        "in this cell with your code, then run the cell again.")
         else:
             message = (f"\x1b[1;31m✘ {function} is not implemented yet\x1b[0m: this cell uses your {function}; "

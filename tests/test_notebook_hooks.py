@@ -27,7 +27,7 @@ def test_check_cells_speak_in_sentences():
     assert library.output_type == "error" and len(library.traceback) > 1  # a NotImplementedError with a message is real
     # an answer cell that raises at its top level: no "<module> is not implemented yet"
     assert answer.output_type == "error" and len(answer.traceback) == 1, answer.traceback
-    assert "this answer is not written yet" in answer.traceback[0] and "<module>" not in answer.traceback[0]
+    assert "this answer is not implemented yet" in answer.traceback[0] and "<module>" not in answer.traceback[0]
     # a demo cell whose input a failed cell above never defined: one line naming it and where it is used
     assert upstream.output_type == "error" and len(upstream.traceback) == 1, upstream.traceback
     assert "clipped_model is not defined yet" in upstream.traceback[0]
