@@ -122,6 +122,16 @@ class History:
     def tokens_per_second(self) -> float:
         return self.tokens / self.seconds if self.seconds else float("nan")
 
+    def __repr__(self) -> str:
+        """One line (a cell ending in ``train(...)`` shows this, not every step's loss)."""
+        shown = [f"{len(self.train_steps)} steps"]
+        if self.train_loss:
+            shown.append(f"last training loss {self.train_loss[-1]:.4f}")
+        if self.valid_loss:
+            shown.append(f"last validation loss {self.valid_loss[-1]:.4f}")
+        shown.append(f"{self.seconds:.1f} s")
+        return f"History({', '.join(shown)})"
+
     def plot(self, ax=None, title: str = "training"):
         """Loss curve: the training loss (smoothed) and the validation loss, in nats per token."""
         import matplotlib.pyplot as plt  # plotting is optional for training itself

@@ -7,7 +7,7 @@ For each notebook it starts `make lab` (as tests/test_browser.py does), runs eve
 (going on past failing cells), then scrolls to each cell with an output and saves a screenshot of it to
 test-artifacts/browser/tour/<notebooks|solutions>/<NN>_cell<index>.png for a person to look through.
 It prints what a student would stumble on: errors shown with a traceback, anything printed on stderr
-(warnings), and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
+(warnings), walls of output text, and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
 minutes): run it after changing a notebook's figures, widgets or prose.
 """
 from __future__ import annotations
@@ -50,6 +50,9 @@ def tour(driver, url: str, name: str, folder: Path) -> list[str]:
         time.sleep(0.2)
         cell.screenshot(str(folder / f"{name[:2]}_cell{index:03d}.png"))
         shots += 1
+        for output in outputs:
+            if len(output.text) > 4000:
+                problems.append(f"cell {index}: a wall of {len(output.text)} characters of output: {output.text[:120]}")
         for stderr in cell.find_elements(By.CSS_SELECTOR, "[data-mime-type='application/vnd.jupyter.stderr']"):
             text = stderr.text.strip()
             if "Traceback" in text or text.count("\n") > 2:

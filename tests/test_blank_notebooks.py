@@ -3,8 +3,8 @@
 Before writing any answer, a student who runs the whole notebook meets every blank exercise at once: the
 answer cells themselves, the check cells after them, and the demo cells that use an answer or a value
 that a failed cell above never defined. Each must say what is missing in one sentence (the hook in
-course_lib.grading), with no traceback, no "<module>" for a name, and no warning printed into the
-notebook. The cells run on past errors, as "Run Selected Cell and All Below" does after each one.
+course_lib.grading), with no traceback, no "<module>" for a name, no warning printed into the
+notebook, and no output so long that the student scrolls past a wall of text. The cells run on past errors, as "Run Selected Cell and All Below" does after each one.
 """
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parents[1]
 RELEASES = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
+LONGEST_OUTPUT = 4000  # characters of text in one output: more is a wall a student scrolls past
 
 
 def test_every_notebook_is_covered():
@@ -29,9 +30,12 @@ def test_blank_notebook_speaks_in_one_line_per_error(name, tmp_path):
     nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
     NotebookClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
-    errors, noisy, warnings = [], [], []
+    errors, noisy, warnings, walls = [], [], [], []
     for index, cell in enumerate(nb.cells):
         for output in cell.get("outputs", []):
+            text = output.get("text") or output.get("data", {}).get("text/plain", "")
+            if len(text) > LONGEST_OUTPUT:
+                walls.append(f"cell {index}: {len(text)} characters: {text[:200]}")
             if output.output_type == "error":
                 text = ANSI.sub("", "\n".join(output.traceback))
                 errors.append(text)
@@ -43,3 +47,4 @@ def test_blank_notebook_speaks_in_one_line_per_error(name, tmp_path):
     assert all(e.startswith("✘ ") for e in errors), [e[:120] for e in errors if not e.startswith("✘ ")]
     assert not noisy, f"{name}: errors a blank notebook shows with a traceback:\n" + "\n\n".join(noisy)
     assert not warnings, f"{name}: printed into the notebook on stderr:\n" + "\n".join(warnings)
+    assert not walls, f"{name}: outputs longer than {LONGEST_OUTPUT} characters:\n" + "\n".join(walls)

@@ -71,6 +71,9 @@ def test_ffnn_learns_the_cat_dog_world_to_within_5_percent_of_the_floor():
     assert history.valid_steps == [400, 800, 1200] and len(history.train_loss) == 1200
     assert math.isclose(result["bits_per_token"], result["loss"] / math.log(2))
     assert history.tokens == 1200 * 128 and history.tokens_per_second > 0
+    shown = repr(history)  # what a notebook cell ending in train(...) shows: one line, not 1200 losses
+    assert "\n" not in shown and len(shown) < 120, shown
+    assert shown.startswith("History(1200 steps, last training loss ") and "last validation loss" in shown, shown
 
 
 def test_sampler_respects_the_window_the_stop_symbol_and_the_seed():
