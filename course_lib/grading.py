@@ -307,9 +307,9 @@ def _missing_answer_handler(shell, etype, value, tb, tb_offset=None):
     last = tb
     while last.tb_next is not None:
         last = last.tb_next
-    in_cell_itself = last.tb_frame.f_code.co_name == "<module>"
+    function = last.tb_frame.f_code.co_name
+    in_cell_itself = function == "<module>"
     if issubclass(etype, NotImplementedError) and not str(value):
-        function = last.tb_frame.f_code.co_name
         if in_cell_itself:
             message = ("\x1b[1;31m✘ this answer is not implemented yet\x1b[0m: replace `raise NotImplementedError()` "
                        "in this cell with your code, then run the cell again.")

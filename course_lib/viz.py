@@ -137,23 +137,21 @@ def place_labels(ax: plt.Axes, points, labels, fontsize: float = 9) -> list:
     placed = []
     for (x, y), label in zip(points, labels):
         text = ax.annotate(label, (x, y), xytext=(0, 0), textcoords="offset points", fontsize=fontsize)
-        best, best_overlap = None, math.inf
-        for dx, dy, ha, va in _LABEL_OFFSETS:
+
+        def box_at(dx, dy, ha, va):
             text.set_position((dx, dy))
             text.set_horizontalalignment(ha)
             text.set_verticalalignment(va)
-            box = text.get_window_extent(renderer)
-            overlap = sum(max(0.0, min(box.x1, o.x1) - max(box.x0, o.x0)) * max(0.0, min(box.y1, o.y1) - max(box.y0, o.y0))
-                          for o in taken)
-            if overlap < best_overlap:
-                best, best_overlap = (dx, dy, ha, va, box), overlap
-            if overlap == 0:
-                break
-        dx, dy, ha, va, box = best
-        text.set_position((dx, dy))
-        text.set_horizontalalignment(ha)
-        text.set_verticalalignment(va)
-        taken.append(box)
+            return text.get_window_extent(renderer)
+
+        def overlap(box):
+            return sum(max(0.0, min(box.x1, o.x1) - max(box.x0, o.x0)) * max(0.0, min(box.y1, o.y1) - max(box.y0, o.y0))
+                       for o in taken)
+
+        best = next((spot for spot in _LABEL_OFFSETS if overlap(box_at(*spot)) == 0), None)
+        if best is None:  # no free spot: the one overlapping least
+            best = min(_LABEL_OFFSETS, key=lambda spot: overlap(box_at(*spot)))
+        taken.append(box_at(*best))
         placed.append(text)
     return placed
 

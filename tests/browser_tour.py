@@ -7,7 +7,7 @@ For each notebook it starts `make lab` (as tests/test_browser.py does), runs eve
 (going on past failing cells), then scrolls to each cell with an output and saves a screenshot of it to
 test-artifacts/browser/tour/<notebooks|solutions>/<NN>_cell<index>.png for a person to look through.
 It prints what a student would stumble on: errors shown with a traceback, anything printed on stderr
-(warnings), walls of output text, and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
+(warnings), outputs longer than test_blank_notebooks.LONGEST_OUTPUT characters, and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
 minutes): run it after changing a notebook's figures, widgets or prose.
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 from browser import (ARTIFACTS, REPO, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
                      truncated_widget_labels, wait_for)
+from test_blank_notebooks import LONGEST_OUTPUT
 
 
 def tour(driver, url: str, name: str, folder: Path) -> list[str]:
@@ -51,7 +52,7 @@ def tour(driver, url: str, name: str, folder: Path) -> list[str]:
         cell.screenshot(str(folder / f"{name[:2]}_cell{index:03d}.png"))
         shots += 1
         for output in outputs:
-            if len(output.text) > 4000:
+            if len(output.text) > LONGEST_OUTPUT:
                 problems.append(f"cell {index}: a wall of {len(output.text)} characters of output: {output.text[:120]}")
         for stderr in cell.find_elements(By.CSS_SELECTOR, "[data-mime-type='application/vnd.jupyter.stderr']"):
             text = stderr.text.strip()
