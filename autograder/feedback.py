@@ -1,10 +1,11 @@
 """Feedback that shows students what they got wrong and nothing they should not see.
 
-nbgrader's autograde restores every test cell from the gradebook, hidden tests
-included, and ``generate_feedback`` renders that notebook as it is: hidden tests would
-be in the HTML. Before feedback is generated, :func:`sanitize` puts back the students'
-(release) version of every test cell, shortens tracebacks to their last line, and
-scrubs any line of hidden-test source that student code printed.
+nbgrader's autograde restores every test cell from the gradebook, hidden tests included,
+and ``generate_feedback`` renders that notebook as it is. The test cells' outputs are the
+grader's own (:mod:`autograder.verdict` runs them outside the student's kernel, so the hidden
+tests' source never reaches it); :func:`sanitize` puts back the students' (release) source of
+every test cell and adds the grader's notes. Every other cell is the student's own, as their
+kernel ran it.
 """
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ import nbformat
 
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
-SCRUBBED = "[hidden test]"
 
 
 def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
@@ -34,12 +34,6 @@ def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
     return sorted(set(lines), key=len, reverse=True)
 
 
-def _scrub(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
-        text = text.replace(secret, SCRUBBED)
-    return text
-
-
 def _grade_id(cell) -> str | None:
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
@@ -49,30 +43,15 @@ def _is_test_cell(cell) -> bool:
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
-def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, source_nb: nbformat.NotebookNode) -> None:
-    """Rewrite an autograded notebook in place so that feedback leaks no hidden test."""
+def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, notes: list[str] = ()) -> None:
+    """Rewrite an autograded notebook in place: test cells as released, and the grader's notes at the end."""
     nb = nbformat.read(autograded, as_version=4)
     released = {_grade_id(c): c.source for c in release_nb.cells if _grade_id(c)}
-    secrets = hidden_lines(source_nb)
     for cell in nb.cells:
         if _is_test_cell(cell) and _grade_id(cell) in released:
             cell.source = released[_grade_id(cell)]
-        else:
-            cell.source = _scrub(cell.source, secrets)
-        for output in cell.get("outputs", []):
-            if output.output_type == "error":
-                if _is_test_cell(cell):  # only the verdict, never the frames of the test code
-                    last = output.traceback[-1] if output.get("traceback") else ""
-                    output.traceback = [_scrub(last or f"{output.ename}: {output.evalue}", secrets)]
-                else:
-                    output.traceback = [_scrub(line, secrets) for line in output.get("traceback", [])]
-                output.evalue = _scrub(output.evalue, secrets)
-            elif output.output_type == "stream":
-                output.text = _scrub(output.text, secrets)
-            elif "data" in output:
-                for mime, value in list(output.data.items()):
-                    if isinstance(value, str):
-                        output.data[mime] = _scrub(value, secrets)
+    if notes:
+        nb.cells.append(nbformat.v4.new_markdown_cell("**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
     nbformat.write(nb, autograded)
 
 

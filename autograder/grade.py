@@ -9,8 +9,9 @@ so a broken or hostile notebook cannot disturb another student's grade, and grad
 runs in parallel across ``--jobs`` worker processes. Student code always runs in a
 separate Jupyter kernel started by nbgrader through ``autograder.sandbox`` (per-cell
 timeout, wall-clock limit per submission, memory, processes, file size, no network,
-read-only files), and ``autograder.guard`` cells around each test cell catch code that
-patches the checks. OUT also receives ``results.json``: per-cell scores and, for each
+read-only files). The test cells do not run there: ``autograder.verdict`` runs them in the
+grader's process, calling the student's functions in the kernel and judging the plain data
+they return, so nothing the student's code does in its kernel can change a verdict. OUT also receives ``results.json``: per-cell scores and, for each
 failing graded cell, the first line of the verdict the student sees.
 """
 from __future__ import annotations
@@ -21,7 +22,6 @@ import multiprocessing
 import multiprocessing.util
 import os
 import re
-import secrets
 import shutil
 import sys
 import tempfile
@@ -32,8 +32,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
+from nbgrader.converters import Autograde
+from nbgrader.preprocessors import Execute
 
-from . import course, feedback, guard, notebook_source, sandbox, zygote
+from . import cell_repair, course, feedback, notebook_source, sandbox, verdict, zygote
 from .sandbox import Limits
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
@@ -92,14 +94,18 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
     return nb, ""
 
 
-def _api(root: Path, isolated: bool = False, kernel_dir: Path | None = None):
+def _api(root: Path, release_nb: nbformat.NotebookNode, isolated: bool = False, kernel_dir: Path | None = None):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
 
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
-    config.Autograde.permissions = 644  # nbgrader's 444 would stop the guards rewriting them unless we are root
+    config.Autograde.permissions = 644  # nbgrader's 444 would stop us adding notes unless we are root
+    config.Autograde.autograde_preprocessors = [
+        verdict.TrustedExecute if p is Execute else p for p in Autograde.class_traits()["autograde_preprocessors"].default()]
+    config.TrustedExecute.test_ids = verdict.test_ids(release_nb)
+    config.TrustedExecute.checks_module = verdict.checks_module_of(release_nb)
     for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
         for key, value in values.items():
             setattr(getattr(config, section), key, value)
@@ -168,11 +174,9 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     if nb is None:
         return _failed(result, problem, out_html, start)
     skip_demos(nb, release_nb)
+    notes = cell_repair.repair(nb, release_nb)
     # The kernel's own folder (its connection file, sockets, HOME): short, fresh, outside the course copy.
     kernel_dir = Path(tempfile.mkdtemp(prefix="cgk-"))
-    token = secrets.token_hex(16)
-    (kernel_dir / guard.TOKEN_FILE).write_text(token, encoding="utf-8")
-    guard.add_guards(nb, str(kernel_dir / guard.TOKEN_FILE), guard.checks_module(release_nb))
     shutil.copytree(template, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
     target = root / "submitted" / student_id / assignment / f"{assignment}.ipynb"
     target.parent.mkdir(parents=True)
@@ -189,7 +193,7 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     watchdog = threading.Timer(wall_seconds, stop)
     watchdog.start()
     try:
-        api = _api(root, isolated, kernel_dir)
+        api = _api(root, release_nb, isolated, kernel_dir)
         outcome = api.autograde(assignment, student_id)
     finally:
         watchdog.cancel()
@@ -200,12 +204,8 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
         reason = over_time if timed_out.is_set() else _last_error(outcome)
         return _failed(result, reason, out_html, start)
     autograded = root / "autograded" / student_id / assignment / f"{assignment}.ipynb"
-    tampered = _apply_guards(autograded, token, release_nb)
-    if tampered:
-        _zero_cells(root, assignment, student_id, tampered)
-    source_nb = nbformat.read(root / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-    feedback.sanitize(autograded, release_nb, source_nb)
-    result.failures = {**{gid: "the cell was deleted" for gid in tampered}, **feedback.failures(autograded)}
+    feedback.sanitize(autograded, release_nb, notes)
+    result.failures = feedback.failures(autograded)
     fb = api.generate_feedback(assignment, student_id)
     html_path = root / "feedback" / student_id / assignment / f"{assignment}.html"
     if fb.get("success") and html_path.exists():
@@ -218,43 +218,6 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
     return result
-
-
-def _apply_guards(autograded: Path, token: str, release_nb: nbformat.NotebookNode) -> list[str]:
-    """Take the grader's cells out; a test cell whose guard failed shows why. Returns those cells.
-
-    A graded cell deleted from the submission earns nothing; a note at the end of the feedback says so.
-    """
-    nb = nbformat.read(autograded, as_version=4)
-    bad = guard.verdicts(nb, token)
-    guard.remove_guards(nb)
-    present = {c.get("metadata", {}).get("nbgrader", {}).get("grade_id") for c in nb.cells}
-    for cell in release_nb.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("grade") and meta.get("grade_id") not in present:
-            note = f"The graded cell {meta['grade_id']} was deleted from this notebook: it earns no points."
-            nb.cells.append(nbformat.v4.new_markdown_cell(f"**\u2718 {note}**"))
-            bad.setdefault(meta["grade_id"], note)
-    for cell in nb.cells:
-        gid = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if gid in bad and cell.cell_type == "code":
-            cell.outputs.append(nbformat.v4.new_output(
-                "error", ename="IntegrityError", evalue=bad[gid], traceback=[f"\u2718 {bad[gid]}"]))
-    nbformat.write(nb, autograded)
-    return sorted(bad)
-
-
-def _zero_cells(root: Path, assignment: str, student_id: str, grade_ids: list[str]) -> None:
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-        for gid in grade_ids:
-            try:
-                grade = gb.find_grade(gid, assignment, assignment, student_id)
-            except Exception:  # not a graded cell
-                continue
-            grade.auto_score = 0.0
-        gb.db.commit()
 
 
 DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."

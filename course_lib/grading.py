@@ -25,6 +25,8 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import torch
 
+from course_lib.answer_wire import handle_in
+
 __all__ = [
     "AnswerError",
     "ForbiddenCallError",
@@ -263,6 +265,9 @@ def call_answer(
     """
     if not callable(func):
         raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
+    handle = handle_in(func, args, kwargs)
+    if handle is not None:  # the student's code lives in another process (autograding): run it there
+        return handle.call(exercise, func, args, kwargs, banned=banned, reason=reason, substitutes=substitutes)
     namespace = getattr(func, "__globals__", {})
     saved = {name: namespace[name] for name in (substitutes or {}) if callable(namespace.get(name))}
     missing = [name for name in (substitutes or {}) if name not in namespace]  # e.g. its cell timed out

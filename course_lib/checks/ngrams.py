@@ -274,10 +274,8 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
 # perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None)
 
 
-def _sentence_logprob_ref(grams, contexts, V):
-    def sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
-        return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
-    return sentence_logprob
+def _correct_sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
+    return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
 
 
 def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra: bool = False,
@@ -293,7 +291,7 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
     case = f"{len(tests)} sentences, n={n}, k={k}"
     got = call_answer(ex, perplexity, [list(t) for t in tests], Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
                       banned=_BANNED, reason=_REASON,
-                      substitutes={"sentence_logprob": _sentence_logprob_ref(grams, contexts, V),
+                      substitutes={"sentence_logprob": _correct_sentence_logprob,
                                    "ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
     got = _as_number(ex, got, "one number")
     wrong = {

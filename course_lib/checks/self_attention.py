@@ -315,10 +315,12 @@ def _attention_variants() -> list[Variant]:
 
 #: While self_attention is graded, the student's own helpers are replaced by correct ones,
 #: so a mistake in attention_scores or softmax is charged once, in its own exercise.
-_CORRECT_HELPERS = {
-    "attention_scores": _ref_scores,
-    "softmax": lambda x, dim=-1: torch.softmax(x, dim=dim),
-}
+def _correct_softmax(x, dim=-1):
+    return torch.softmax(x, dim=dim)
+
+
+#: module-level functions, so that they can travel to the student's kernel when grading
+_CORRECT_HELPERS = {"attention_scores": _ref_scores, "softmax": _correct_softmax}
 
 
 def check_self_attention(

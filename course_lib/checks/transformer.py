@@ -203,7 +203,12 @@ def _mha_variants() -> list[Variant]:
 
 
 #: While a later exercise is graded, the student's own helpers are replaced by correct ones.
-_CORRECT_MHA = {"multi_head_attention": lambda q, k, v, w, h, mask=None: _mha(q, k, v, w, h, mask)}
+def _correct_multi_head_attention(query, key, value, weights, num_heads, mask=None):
+    """The notebook's documented signature, so that a student's keyword call works too."""
+    return _mha(query, key, value, weights, num_heads, mask)
+
+
+_CORRECT_MHA = {"multi_head_attention": _correct_multi_head_attention}
 
 
 def _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
@@ -283,7 +288,12 @@ def _add_norm_variants() -> list[Variant]:
     ]
 
 
-_CORRECT_ADD_NORM = {"add_norm": lambda x, s, gamma, beta, eps=1e-5: _add_norm(x, s, gamma, beta, eps)}
+def _correct_add_norm(x, sublayer_out, gamma, beta, eps=1e-5):
+    """The notebook's documented signature, so that a student's keyword call works too."""
+    return _add_norm(x, sublayer_out, gamma, beta, eps)
+
+
+_CORRECT_ADD_NORM = {"add_norm": _correct_add_norm}
 
 
 def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), eps_values: Sequence[float] = (1e-5, 0.5),

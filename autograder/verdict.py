@@ -1,0 +1,169 @@
+"""The verdict of every test cell, computed in the grader's process, where student code cannot reach.
+
+:class:`TrustedExecute` replaces nbgrader's ``Execute`` in ``Autograde.autograde_preprocessors``.
+It runs every cell of the submission in the student's kernel, as nbgrader does, except the
+test cells. A test cell (hidden tests included, as nbgrader restored them from the gradebook)
+runs here instead (:func:`run_test_cell`): ``checks`` is the notebook's checks module imported
+by the grader, ``torch`` the grader's torch, and every other name the cell uses is looked up
+in the kernel at that moment: a plain value comes back as data, a function or class as a
+:class:`course_lib.remote_answer.KernelName` whose calls run in the kernel and return data.
+The cell's outputs are the checks' own lines and the verdict, written here, so nbgrader's
+``SaveAutoGrades`` scores what the grader decided. The hidden tests' source never reaches the
+kernel, not even its input history.
+
+:class:`TrustedExecute` also caps what the kernel may print (per cell and per notebook): output
+past the cap is dropped as it arrives, with one line saying so.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+import contextlib
+import importlib
+import io
+import json
+import random
+
+import nbformat
+import numpy as np
+import torch
+from nbformat import NotebookNode
+from nbgrader.preprocessors import Execute
+from traitlets import Integer, List, Unicode
+
+from course_lib.answer_wire import MIME, WireError
+from course_lib.grading import AnswerError
+from course_lib.remote_answer import KernelError, resolve
+
+#: names a test cell may use that are the grader's own, never the kernel's
+GRADER_NAMES = ("checks", "torch")
+CHECKS_PACKAGE = "course_lib.checks."
+
+
+def _render(err: AnswerError) -> str:
+    return err._render_traceback_()[0] if hasattr(err, "_render_traceback_") else f"\u2718 {err}"
+
+
+def _error_output(ename: str, evalue: str, line: str) -> NotebookNode:
+    return nbformat.v4.new_output("error", ename=ename, evalue=evalue, traceback=[line])
+
+
+def _names_used(source: str) -> list[str]:
+    tree = ast.parse(source)
+    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    return sorted(n for n in loaded if n not in GRADER_NAMES and not hasattr(builtins, n))
+
+
+def _reseed() -> None:
+    """The same random state before every test cell (the checks use their own generators; this makes sure)."""
+    torch.manual_seed(0)
+    np.random.seed(0)
+    random.seed(0)
+
+
+def run_test_cell(source: str, checks_module: str, channel, label: str = "test cell") -> list[NotebookNode]:
+    """Run one test cell's source here, against the kernel behind ``channel``; returns the cell's outputs."""
+    if not checks_module.startswith(CHECKS_PACKAGE):
+        raise ValueError(f"not a module of course checks: {checks_module}")
+    namespace = {"__builtins__": builtins, "__name__": "__course_test__",
+                 "checks": importlib.import_module(checks_module), "torch": torch}
+    printed = io.StringIO()
+    outputs: list[NotebookNode] = []
+    with contextlib.redirect_stdout(printed):
+        try:
+            names = _names_used(source)
+            namespace.update(resolve(names, channel) if names else {})
+            _reseed()
+            exec(compile(source, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
+        except AnswerError as err:
+            outputs.append(_error_output("AnswerError", err.message, _render(err)))
+        except NameError as err:
+            name = err.name or str(err)
+            line = (f"\x1b[1;31m\u2718 {name} is not defined yet\x1b[0m: run your answer cell above this one "
+                    "(after replacing `raise NotImplementedError()` with your code).")
+            outputs.append(_error_output("NameError", str(err), line))
+        except (KernelError, WireError) as err:
+            line = f"\x1b[1;31m\u2718 this check could not run\x1b[0m: {err}"
+            outputs.append(_error_output(type(err).__name__, str(err), line))
+        except Exception as err:  # what the notebook returned broke the check itself: no points, and why
+            line = (f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m "
+                    f"({type(err).__name__}: {str(err)[:300]}).")
+            outputs.append(_error_output(type(err).__name__, str(err)[:300], line))
+    text = printed.getvalue()
+    return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + outputs
+
+
+def checks_module_of(nb: NotebookNode) -> str:
+    """The notebook's module of checks, from its metadata (``course.checks``), else from its setup cell."""
+    named = nb.metadata.get("course", {}).get("checks")
+    if named:
+        return named
+    for cell in nb.cells:
+        for line in cell.source.splitlines():
+            words = line.split()  # from course_lib.checks import NAME as checks
+            if len(words) == 6 and words[:3] == ["from", "course_lib.checks", "import"] and words[4:] == ["as", "checks"]:
+                return CHECKS_PACKAGE + words[3]
+    raise ValueError("the notebook does not import a module of checks")
+
+
+def test_ids(nb: NotebookNode) -> list[str]:
+    """grade ids of the notebook's autograded test cells."""
+    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
+            and not c.metadata["nbgrader"].get("solution")]
+
+
+class TrustedExecute(Execute):
+    """nbgrader's Execute, with test cells run in the grader (see the module's docstring)."""
+
+    test_ids = List(Unicode(), help="grade ids of the test cells, from the released notebook").tag(config=True)
+    checks_module = Unicode("", help="the notebook's module of checks").tag(config=True)
+    max_cell_output = Integer(1 << 20, help="characters of output kept per cell").tag(config=True)
+    max_notebook_output = Integer(8 << 20, help="characters of output kept per notebook").tag(config=True)
+
+    def preprocess(self, nb, resources=None, km=None):
+        self._kept_total = 0
+        self._kept_in_cell: dict[int, int] = {}
+        return super().preprocess(nb, resources, km)
+
+    def preprocess_cell(self, cell, resources, index):
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
+        if cell.cell_type == "code" and grade_id in self.test_ids:
+            cell.outputs = run_test_cell(cell.source, self.checks_module, self._channel(index), grade_id)
+            cell.execution_count = None
+            self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
+            return cell, self.resources
+        return super().preprocess_cell(cell, resources, index)
+
+    def _channel(self, index: int):
+        def send(code: str) -> str:
+            probe = nbformat.v4.new_code_cell(code)
+            self.execute_cell(probe, index, store_history=False)
+            for out in probe.outputs:
+                if out.output_type == "display_data" and MIME in out.get("data", {}):
+                    return out.data[MIME]
+            errors = [o for o in probe.outputs if o.output_type == "error"]
+            if errors and errors[-1].ename == self.error_on_timeout.get("ename"):
+                raise KernelError(f"your code did not finish within the {self.timeout} s a cell may run.")
+            if errors:
+                raise KernelError(f"the notebook's code stopped the grader's call ({errors[-1].ename}): "
+                                  "no points for this check.")
+            raise KernelError("the notebook's code kept the grader's call from replying: no points for this check.")
+
+        return send
+
+    def output(self, outs, msg, display_id, cell_index):
+        size = len(json.dumps(msg.get("content", {}), default=str))
+        if msg["msg_type"] == "display_data" and MIME in msg.get("content", {}).get("data", {}):
+            return super().output(outs, msg, display_id, cell_index)  # a reply to the grader (read_reply caps it)
+        kept = self._kept_in_cell.get(cell_index, 0)
+        if kept + size > self.max_cell_output or self._kept_total + size > self.max_notebook_output:
+            if kept <= self.max_cell_output:  # say it once per cell
+                self._kept_in_cell[cell_index] = self.max_cell_output + 1
+                note = (f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} KB and a "
+                        f"notebook {self.max_notebook_output >> 20} MB]\n")
+                outs.append(nbformat.v4.new_output("stream", name="stderr", text=note))
+            return None
+        self._kept_in_cell[cell_index] = kept + size
+        self._kept_total += size
+        return super().output(outs, msg, display_id, cell_index)
