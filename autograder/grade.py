@@ -106,6 +106,7 @@ def _api(root: Path, release_nb: nbformat.NotebookNode, isolated: bool = False, 
         verdict.TrustedExecute if p is Execute else p for p in Autograde.class_traits()["autograde_preprocessors"].default()]
     config.TrustedExecute.test_ids = verdict.test_ids(release_nb)
     config.TrustedExecute.checks_module = verdict.checks_module_of(release_nb)
+    config.TrustedExecute.exchange_dir = str(kernel_dir or "")
     for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
         for key, value in values.items():
             setattr(getattr(config, section), key, value)

@@ -180,19 +180,11 @@ def decode(obj: Any, depth: int = 0) -> Any:
     raise WireError(f"unknown field {str(key)[:40]!r}")
 
 
-def read_reply(text: Any, *fields: str) -> dict[str, Any]:
-    """A reply's top-level JSON object, with each of ``fields`` decoded; an ``error`` entry is kept as it is."""
+def read_reply(text: Any) -> Any:
+    """The value a reply describes; :class:`WireError` for a reply that is too large or not of the agreed form."""
     _need(isinstance(text, str) and len(text) <= MAX_REPLY_CHARS, "reply size")
     try:
-        raw = json.loads(text)
-        _need(isinstance(raw, dict), "reply")
-        if "error" in raw:
-            error = raw["error"]
-            _need(isinstance(error, dict) and all(isinstance(error.get(k), str) for k in ("exercise", "message")),
-                  "error")
-            return {"error": {"exercise": error["exercise"][:100], "message": error["message"][:4000]}}
-        _need(all(f in raw for f in fields), "reply fields")
-        return {f: decode(raw[f]) for f in fields}
+        return decode(json.loads(text))
     except (json.JSONDecodeError, RecursionError, ValueError, TypeError, OverflowError) as err:
         raise WireError(str(err)[:100]) from None
 
@@ -201,13 +193,22 @@ def read_reply(text: Any, *fields: str) -> dict[str, Any]:
 # tensors an argument holds (a call may change them in place: clipping, say)
 
 
+@dataclass
+class OneShot:
+    """An iterator argument (``model.parameters()``, say) as it travels: its items, handed over as a fresh iterator."""
+
+    items: list
+
+
 def tensors_in(value: Any, found: list[torch.Tensor] | None = None, depth: int = 0) -> list[torch.Tensor]:
-    """Every tensor inside lists, tuples and dict values, in a fixed order (the same on both ends)."""
+    """Every tensor inside lists, tuples, dict values and one-shot iterators, in a fixed order (the same on both ends)."""
     found = [] if found is None else found
     if depth > MAX_DEPTH:
         return found
     if isinstance(value, torch.Tensor):
         found.append(value)
+    elif isinstance(value, OneShot):
+        tensors_in(value.items, found, depth + 1)
     elif isinstance(value, (list, tuple)):
         for v in value:
             tensors_in(v, found, depth + 1)
@@ -236,16 +237,17 @@ class ModuleRef:
 
 
 class KernelHandle:
-    """Something of the student's kernel that a check holds; a call involving one runs there (see remote_answer)."""
+    """Something of the student's kernel that a check holds; calls involving one run there (see remote_answer)."""
 
-    def call(self, exercise: str, func: Any, args: tuple, kwargs: dict, *, banned, reason: str,
-             substitutes: dict | None) -> Any:
+    def call_each(self, exercise: str, func: Any, calls: list[tuple[tuple, dict]], *, banned, reason: str,
+                  substitutes: dict | None) -> list[Any]:
+        """``call_answer`` for each ``(args, kwargs)``, in one trip: each result, or the AnswerError it raised."""
         raise NotImplementedError
 
 
-def handle_in(func: Any, args: tuple, kwargs: dict) -> KernelHandle | None:
-    """The kernel handle a call involves (the function, or one of its arguments), if any."""
-    for value in (func, *args, *kwargs.values()):
+def handle_in(func: Any, calls: list[tuple[tuple, dict]]) -> KernelHandle | None:
+    """The kernel handle calls involve (the function, or one of their arguments), if any."""
+    for value in (func, *(v for args, kwargs in calls for v in (*args, *kwargs.values()))):
         if isinstance(value, KernelHandle):
             return value
     return None

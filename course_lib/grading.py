@@ -37,6 +37,7 @@ __all__ = [
     "close",
     "compare",
     "call_answer",
+    "call_answer_each",
     "forbidden",
     "report_pass",
     "describe",
@@ -265,9 +266,13 @@ def call_answer(
     """
     if not callable(func):
         raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
-    handle = handle_in(func, args, kwargs)
+    handle = handle_in(func, [(args, kwargs)])
     if handle is not None:  # the student's code lives in another process (autograding): run it there
-        return handle.call(exercise, func, args, kwargs, banned=banned, reason=reason, substitutes=substitutes)
+        [result] = handle.call_each(exercise, func, [(args, kwargs)], banned=banned, reason=reason,
+                                    substitutes=substitutes)
+        if isinstance(result, AnswerError):
+            raise result
+        return result
     namespace = getattr(func, "__globals__", {})
     saved = {name: namespace[name] for name in (substitutes or {}) if callable(namespace.get(name))}
     missing = [name for name in (substitutes or {}) if name not in namespace]  # e.g. its cell timed out
@@ -292,6 +297,33 @@ def call_answer(
         namespace.update(saved)
         for name in missing:
             namespace.pop(name, None)
+
+
+def call_answer_each(
+    exercise: str,
+    func: Callable[..., Any],
+    calls: Sequence[tuple[tuple, dict]],
+    *,
+    banned: Sequence[Banned] = (),
+    reason: str = "",
+    substitutes: dict[str, Callable[..., Any]] | None = None,
+) -> list[Any]:
+    """:func:`call_answer` for each ``(args, kwargs)`` in ``calls``: each result, or the AnswerError it raised.
+
+    While grading, all of them travel to the student's kernel in one trip (thousands of words, say).
+    """
+    calls = list(calls)
+    handle = handle_in(func, calls)
+    if handle is not None:
+        return handle.call_each(exercise, func, calls, banned=banned, reason=reason, substitutes=substitutes)
+    results: list[Any] = []
+    for args, kwargs in calls:
+        try:
+            results.append(call_answer(exercise, func, *args, banned=banned, reason=reason, substitutes=substitutes,
+                                       **kwargs))
+        except AnswerError as err:
+            results.append(err)
+    return results
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

@@ -21,25 +21,68 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import io
 import json
+import os
 import pickle
 import types
 from collections import Counter
-from typing import Any, Callable
+from typing import Any
 
 import torch
 
-from course_lib.answer_wire import (MAX_DEPTH, MIME, KernelHandle, KernelRef, ModuleRef, WireError, encode, read_reply,
-                                    tensors_in)
+from course_lib.answer_wire import (MAX_DEPTH, MIME, KernelHandle, KernelRef, ModuleRef, OneShot, WireError, encode,
+                                    read_reply, tensors_in)
 from course_lib.grading import AnswerError, Banned, call_answer
 
 class KernelError(Exception):
     """The kernel gave no usable reply (it stopped, timed out, or broke the reply)."""
 
 
-#: sends code to the student's kernel and returns the reply text it published (set by the grader)
-Channel = Callable[[str], str]
+#: values at least this large (items of a container, elements of a tensor) go to a kernel once, then by digest
+LARGE = 1024
+
+
+class Channel:
+    """The grader's line to one kernel (the grader subclasses it).
+
+    :meth:`send` runs ``remote_answer.<entry>(argument)`` in the kernel and returns the reply text it
+    published; ``stored`` holds the digests of the large values the kernel already keeps.
+    """
+
+    def __init__(self) -> None:
+        self.stored: set[str] = set()
+
+    def send(self, entry: str, argument: str) -> str:
+        raise NotImplementedError
+
+
+class _RequestPickler(pickle.Pickler):
+    """Pickles a request; a large value becomes its digest, and its bytes go along only the first time."""
+
+    def __init__(self, file, stored: set[str], blobs: dict[str, bytes]):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.stored, self.blobs = stored, blobs
+
+    def persistent_id(self, obj: Any) -> str | None:
+        large = (isinstance(obj, (frozenset, set, dict, list, tuple)) and len(obj) >= LARGE) or \
+            (type(obj) is torch.Tensor and obj.numel() >= 16 * LARGE and obj.grad is None)
+        if not large:
+            return None
+        blob = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        digest = hashlib.sha256(blob).hexdigest()[:32]
+        if digest not in self.stored:
+            self.blobs[digest] = blob
+        return digest
+
+
+def _pack(request: dict, channel: Channel) -> tuple[str, dict[str, bytes]]:
+    blobs: dict[str, bytes] = {}
+    buffer = io.BytesIO()
+    _RequestPickler(buffer, channel.stored, blobs).dump(request)
+    packed = pickle.dumps({"request": buffer.getvalue(), "blobs": blobs}, protocol=pickle.HIGHEST_PROTOCOL)
+    return base64.b64encode(packed).decode("ascii"), blobs
 
 
 class KernelName(KernelHandle):
@@ -58,10 +101,17 @@ class KernelName(KernelHandle):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return call_answer(self.name, self, *args, **kwargs)
 
-    def call(self, exercise: str, func: Any, args: tuple, kwargs: dict, *, banned, reason: str,
-             substitutes: dict | None) -> Any:
-        return call_in_kernel(self.channel, exercise, func, args, kwargs, banned=banned, reason=reason,
+    def call_each(self, exercise: str, func: Any, calls: list[tuple[tuple, dict]], *, banned, reason: str,
+                  substitutes: dict | None) -> list[Any]:
+        return call_in_kernel(self.channel, exercise, func, calls, banned=banned, reason=reason,
                               substitutes=substitutes)
+
+
+def _one_shot(value: Any) -> Any:
+    """A generator or other one-pass iterator travels as its items and arrives as a fresh iterator."""
+    if isinstance(value, types.GeneratorType) or (hasattr(value, "__next__") and hasattr(value, "__iter__")):
+        return OneShot(list(value))
+    return value
 
 
 def _banned_spec(banned) -> list[tuple[Any, str, str]]:
@@ -69,28 +119,41 @@ def _banned_spec(banned) -> list[tuple[Any, str, str]]:
             for b in banned]
 
 
-def call_in_kernel(channel: Channel, exercise: str, func: Any, args: tuple, kwargs: dict, *, banned, reason: str,
-                   substitutes: dict | None) -> Any:
-    """Run ``call_answer(exercise, func, *args, ...)`` in the student's kernel and return what came back.
+GARBLED = "the notebook's code garbled the grader's call: no points for this check."
 
-    Tensors the call changed in place (their values or ``.grad``) are changed here too.
-    Raises :class:`course_lib.grading.AnswerError` with the kernel's message when the call failed.
+
+def call_in_kernel(channel: Channel, exercise: str, func: Any, calls: list[tuple[tuple, dict]], *, banned,
+                   reason: str, substitutes: dict | None) -> list[Any]:
+    """Run ``call_answer(exercise, func, *args, **kwargs)`` for each call in the student's kernel, in one trip.
+
+    Returns each call's value, or the :class:`course_lib.grading.AnswerError` it raised there. Tensors a call
+    changed in place (their values or ``.grad``) are changed here too.
     """
-    sent = tensors_in([args, kwargs])
-    request = {"exercise": exercise, "func": func, "args": args, "kwargs": kwargs, "banned": _banned_spec(banned),
-               "reason": reason, "substitutes": substitutes or {}, "grads": [t.grad for t in sent]}
-    payload = base64.b64encode(pickle.dumps(request, protocol=pickle.HIGHEST_PROTOCOL)).decode("ascii")
+    calls = [(tuple(_one_shot(a) for a in args), {k: _one_shot(v) for k, v in kwargs.items()}) for args, kwargs in calls]
+    sent = [tensors_in([args, kwargs]) for args, kwargs in calls]
+    request = {"exercise": exercise, "func": func, "calls": calls, "banned": _banned_spec(banned), "reason": reason,
+               "substitutes": substitutes or {}, "grads": [[t.grad for t in tensors] for tensors in sent]}
+    payload, blobs = _pack(request, channel)
     try:
-        text = channel(f"__import__('course_lib.remote_answer').remote_answer.serve({payload!r})")
-        reply = read_reply(text, "value", "changed")
+        reply = read_reply(channel.send("serve", payload))
+        channel.stored.update(blobs)
     except KernelError as err:
         raise AnswerError(exercise, str(err)) from None
     except WireError as err:
-        raise AnswerError(exercise, f"the notebook's code garbled the grader's call ({err}): no points for this check.") \
-            from None
+        raise AnswerError(exercise, f"{GARBLED[:-1]} ({err}).") from None
+    if not isinstance(reply, list) or len(reply) != len(calls) or not all(isinstance(r, dict) for r in reply):
+        raise AnswerError(exercise, GARBLED)
+    return [_result(r, tensors, exercise) for r, tensors in zip(reply, sent)]
+
+
+def _result(reply: dict, sent: list[torch.Tensor], exercise: str) -> Any:
     if "error" in reply:
-        raise AnswerError(reply["error"]["exercise"] or exercise, reply["error"]["message"])
-    _need_reply(isinstance(reply["changed"], list), exercise)
+        error = reply["error"]
+        if not (isinstance(error, tuple) and len(error) == 2 and all(isinstance(e, str) for e in error)):
+            raise AnswerError(exercise, GARBLED)
+        return AnswerError(error[0][:100] or exercise, error[1][:4000])
+    if "value" not in reply or not isinstance(reply.get("changed"), list):
+        raise AnswerError(exercise, GARBLED)
     for change in reply["changed"]:
         _apply_change(sent, change, exercise)
     return reply["value"]
@@ -98,7 +161,7 @@ def call_in_kernel(channel: Channel, exercise: str, func: Any, args: tuple, kwar
 
 def _need_reply(condition: bool, exercise: str) -> None:
     if not condition:
-        raise AnswerError(exercise, "the notebook's code garbled the grader's call: no points for this check.")
+        raise AnswerError(exercise, GARBLED)
 
 
 def _apply_change(sent: list[torch.Tensor], change: Any, exercise: str) -> None:
@@ -121,8 +184,7 @@ def _apply_change(sent: list[torch.Tensor], change: Any, exercise: str) -> None:
 
 def resolve(names: list[str], channel: Channel) -> dict[str, Any]:
     """The grader's namespace entries for ``names``, as the notebook defines them now (missing ones are left out)."""
-    reply = read_reply(channel(f"__import__('course_lib.remote_answer').remote_answer.describe_names({names!r})"), "names")
-    described = reply.get("names")
+    described = read_reply(channel.send("describe_names", ",".join(names)))
     if not isinstance(described, dict) or not all(n in names and isinstance(e, dict) for n, e in described.items()):
         raise WireError("names")
     out = {}
@@ -138,10 +200,10 @@ def resolve(names: list[str], channel: Channel) -> dict[str, Any]:
 # the kernel's end
 
 
-def _publish(reply: dict) -> None:
+def _publish(reply: Any) -> None:
     from IPython.display import publish_display_data
 
-    publish_display_data({MIME: json.dumps({k: encode(v) if k != "error" else v for k, v in reply.items()})})
+    publish_display_data({MIME: json.dumps(encode(reply))})
 
 
 def _user_namespace() -> dict:
@@ -151,11 +213,11 @@ def _user_namespace() -> dict:
     return shell.user_ns if shell is not None else {}
 
 
-def describe_names(names: list[str]) -> None:
-    """Say for each name whether the notebook defines it, as a function or class, or as a value."""
+def describe_names(names: str) -> None:
+    """Say for each of the comma-separated names whether the notebook defines it, as a function or class, or a value."""
     ns = _user_namespace()
     out = {}
-    for name in names:
+    for name in names.split(","):
         if name not in ns:
             continue
         value = ns[name]
@@ -163,7 +225,7 @@ def describe_names(names: list[str]) -> None:
             out[name] = {"kind": "callable", "class": isinstance(value, type)}
         else:
             out[name] = {"kind": "value", "value": value}
-    _publish({"names": out})
+    _publish(out)
 
 
 def _resolve_refs(value: Any, ns: dict, depth: int = 0) -> Any:
@@ -171,6 +233,8 @@ def _resolve_refs(value: Any, ns: dict, depth: int = 0) -> Any:
         if value.name not in ns:
             raise NameError(f"name '{value.name}' is not defined")
         return ns[value.name]
+    if isinstance(value, OneShot):
+        return iter(_resolve_refs(value.items, ns, depth + 1))
     if depth > MAX_DEPTH:
         return value
     if isinstance(value, list):
@@ -188,34 +252,62 @@ def _owner(ref: Any) -> Any:
     return importlib.import_module(ref.name) if isinstance(ref, ModuleRef) else ref
 
 
+#: the large values this kernel was sent (see ``_RequestPickler``), as bytes: each call gets a fresh copy
+_STORE: dict[str, bytes] = {}
+
+
 def serve(payload: str) -> None:
-    """Run one call the grader asked for (see :func:`call_in_kernel`) and publish the reply."""
-    request = pickle.loads(base64.b64decode(payload))
+    """Run the calls the grader asked for (see :func:`call_in_kernel`) and publish their results.
+
+    ``payload`` is the request, or ``@PATH``: a file holding it (large requests), removed once read.
+    """
+    if payload.startswith("@"):
+        with open(payload[1:], encoding="ascii") as handle:
+            payload = handle.read()
+        os.remove(handle.name)
+    packed = pickle.loads(base64.b64decode(payload))
+    _STORE.update(packed["blobs"])
+    loaded: dict[str, Any] = {}  # one copy per request: a value passed twice stays one object
+
+    def load(digest: str) -> Any:
+        if digest not in loaded:
+            loaded[digest] = pickle.loads(_STORE[digest])
+        return loaded[digest]
+
+    unpickler = pickle.Unpickler(io.BytesIO(packed["request"]))
+    unpickler.persistent_load = load
+    request = unpickler.load()
     ns = _user_namespace()
     exercise = request["exercise"]
+    banned = [Banned(_owner(owner), attr, label) for owner, attr, label in request["banned"]]
+    results = []
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for (args, kwargs), grads in zip(request["calls"], request["grads"]):
+            results.append(_serve_one(exercise, request, banned, args, kwargs, grads, ns))
+    _publish(results)
+
+
+def _serve_one(exercise: str, request: dict, banned: list, args: tuple, kwargs: dict, grads: list, ns: dict) -> dict:
     try:
-        func = _resolve_refs(request["func"], ns)
-        args = _resolve_refs(request["args"], ns)
-        kwargs = _resolve_refs(request["kwargs"], ns)
-        sent = tensors_in([args, kwargs])
-        for tensor, grad in zip(sent, request["grads"]):
+        sent = tensors_in([args, kwargs])  # before one-shot iterators are made
+        for tensor, grad in zip(sent, grads):
             tensor.grad = grad
         before = [(t.detach().clone(), None if t.grad is None else t.grad.detach().clone()) for t in sent]
-        banned = [Banned(_owner(owner), attr, label) for owner, attr, label in request["banned"]]
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            value = call_answer(exercise, func, *args, banned=banned, reason=request["reason"],
-                                substitutes=request["substitutes"] or None, **kwargs)
-        changed = []
-        for index, (tensor, (data, grad)) in enumerate(zip(sent, before)):
-            change: dict[str, Any] = {"index": index}
-            if tensor.shape != data.shape or not torch.equal(tensor.detach(), data):
-                change["data"] = tensor.detach()
-            if (tensor.grad is None) != (grad is None) or (grad is not None and not torch.equal(tensor.grad, grad)):
-                change["grad"] = tensor.grad
-            if len(change) > 1:
-                changed.append(change)
-        _publish({"value": value, "changed": changed})
+        func = _resolve_refs(request["func"], ns)
+        args, kwargs = _resolve_refs(args, ns), _resolve_refs(kwargs, ns)
+        value = call_answer(exercise, func, *args, banned=banned, reason=request["reason"],
+                            substitutes=request["substitutes"] or None, **kwargs)
     except AnswerError as err:
-        _publish({"error": {"exercise": err.exercise, "message": err.message}})
+        return {"error": (err.exercise, err.message)}
     except NameError as err:
-        _publish({"error": {"exercise": exercise, "message": f"{err}: run its cell, then this one."}})
+        return {"error": (exercise, f"{err}: run its cell, then this one.")}
+    changed = []
+    for index, (tensor, (data, grad)) in enumerate(zip(sent, before)):
+        change: dict[str, Any] = {"index": index}
+        if tensor.shape != data.shape or not torch.equal(tensor.detach(), data):
+            change["data"] = tensor.detach()
+        if (tensor.grad is None) != (grad is None) or (grad is not None and not torch.equal(tensor.grad, grad)):
+            change["grad"] = tensor.grad
+        if len(change) > 1:
+            changed.append(change)
+    return {"value": value, "changed": changed}

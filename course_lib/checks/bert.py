@@ -26,7 +26,7 @@ from torch import nn
 
 import course_lib.bert as course_bert
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
+from course_lib.grading import AnswerError, Banned, Variant, call_answer, call_answer_each, check_tensor, compare, describe, report_pass
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word
@@ -213,11 +213,11 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
         words = corpus_words() + ODD_WORDS if vocab == "real" else _toy_words(pieces_of)
     bans = _tokenizer_bans()
     given = frozenset(pieces_of)
-    for word in words:
-        try:
-            got = call_answer(ex, wordpiece, word, given, banned=bans, reason=WRITE_IT_YOURSELF)
-        except AnswerError as err:
-            raise AnswerError(ex, f"{err.message} (word: {word!r})") from None
+    answers = call_answer_each(ex, wordpiece, [((word, given), {}) for word in words], banned=bans,
+                               reason=WRITE_IT_YOURSELF)
+    for word, got in zip(words, answers):
+        if isinstance(got, AnswerError):
+            raise AnswerError(ex, f"{got.message} (word: {word!r})")
         got = _as_pieces(ex, got, word)
         expected = wordpiece_reference(word, pieces_of)
         if got == expected:

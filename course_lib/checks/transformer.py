@@ -215,13 +215,14 @@ def _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
     for kind in masks:
         query = random_tensor((batch, t_q, d_model), dtype, device, g)
         key = query if kind != "cross" else random_tensor((batch, t_k, d_model), dtype, device, g)
+        value = query if kind != "cross" else random_tensor((batch, t_k, d_model), dtype, device, g)
         n_k = key.shape[1]
         mask = None
         if kind == "causal":
             mask = torch.ones(t_q, n_k, dtype=torch.bool).tril().to(device)
         elif kind == "per_sequence":  # every row keeps at least its diagonal, so no query is left with nothing
             mask = ((torch.rand((batch, t_q, n_k), generator=g) > 0.5) | torch.eye(t_q, n_k, dtype=torch.bool)).to(device)
-        yield kind, query, key, mask
+        yield kind, query, key, value, mask
 
 
 def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2, t_q: int = 5, t_k: int = 6,
@@ -235,14 +236,14 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
     g = torch.Generator().manual_seed(seed)
     w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
     reference = torch_mha(w, num_heads)
-    for kind, query, key, mask in _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
+    for kind, query, key, value, mask in _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
         with torch.no_grad():
-            expected, _ = reference(query, key, key, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
-        got = call_answer(ex, multi_head_attention, query.clone(), key.clone(), key.clone(),
+            expected, _ = reference(query, key, value, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+        got = call_answer(ex, multi_head_attention, query.clone(), key.clone(), value.clone(),
                           {k: t.clone() for k, t in w.items()}, num_heads, mask=None if mask is None else mask.clone(),
                           banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
-        compare(ex, got, expected, inputs=(query, key, key, w, num_heads, mask), variants=_mha_variants(),
+        compare(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=_mha_variants(),
                 what="the returned output", case=label)
     report_pass(ex, f"equal to nn.MultiheadAttention with {num_heads} heads; masks: {', '.join(masks)}")
 
@@ -402,7 +403,7 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
     g = torch.Generator().manual_seed(seed)
     w = encoder_weights(d_model, d_ff, seed=seed + 1, dtype=dtype, device=device)
     reference = torch_encoder_layer(w, num_heads)
-    for kind, x, _, mask in _mha_cases(batch, length, length, d_model, masks, dtype, device, g):
+    for kind, x, _, _, mask in _mha_cases(batch, length, length, d_model, masks, dtype, device, g):
         with torch.no_grad():
             expected = reference(x, src_mask=_torch_mask(mask, num_heads))
         got = call_answer(ex, encoder_block, x.clone(), {k: t.clone() for k, t in w.items()}, num_heads,
@@ -419,14 +420,15 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
 _PROJECTIONS = (("q_proj", "W_q", "b_q"), ("k_proj", "W_k", "b_k"), ("v_proj", "W_v", "b_v"), ("out_proj", "W_o", "b_o"))
 
 
-def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: int = 5, d_model: int = 8,
-                     num_heads: int = 2, dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
-    """The module's four nn.Linear projections (q_proj, k_proj, v_proj, out_proj) get nn.MultiheadAttention's weights;
-    then its output must equal PyTorch's, with and without a causal mask, and gradients must reach every projection.
-    Your multi_head_attention is replaced by a correct one meanwhile."""
+def run_mha_module(MultiHeadAttention: Callable, d_model: int, num_heads: int, weights: dict[str, torch.Tensor],
+                   cases: list[tuple]) -> list[tuple[Any, bool, list[str]]]:
+    """Build the student's module, give it ``weights`` and run it on each ``(query, key, value, mask)``.
+
+    It runs where the student's class is (their kernel, while grading), so it returns plain data: for each
+    case the output, whether it requires a gradient, and the projections that no gradient reached.
+    """
     ex = "MultiHeadAttention"
-    device = check_device(device)
-    module = call_answer(ex, MultiHeadAttention, d_model, num_heads, banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
+    module = call_answer(ex, MultiHeadAttention, d_model, num_heads)
     if not isinstance(module, nn.Module):
         raise AnswerError(ex, f"MultiHeadAttention(d_model, num_heads) should build an nn.Module, got {describe(module)}.")
     for name, _, _ in _PROJECTIONS:
@@ -440,28 +442,53 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
     if count != expected_count:
         raise AnswerError(ex, f"your module has {count} parameters; four d_model x d_model projections with biases "
                               f"have 4 (d_model^2 + d_model) = {expected_count}. Register nothing else.")
-    w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
-    module = module.to(device=device, dtype=dtype)
+    module = module.to(device=weights["W_q"].device, dtype=weights["W_q"].dtype)
     with torch.no_grad():
         for name, weight, bias in _PROJECTIONS:
-            getattr(module, name).weight.copy_(w[weight])
-            getattr(module, name).bias.copy_(w[bias])
-    reference = torch_mha(w, num_heads)
-    g = torch.Generator().manual_seed(seed)
-    for kind, x, _, mask in _mha_cases(batch, length, length, d_model, ("none", "causal"), dtype, device, g):
-        with torch.no_grad():
-            expected, _ = reference(x, x, x, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+            getattr(module, name).weight.copy_(weights[weight])
+            getattr(module, name).bias.copy_(weights[bias])
+    outcomes = []
+    for query, key, value, mask in cases:
         module.zero_grad()
         # module.forward, not module(...): its globals are the notebook's, where the correct helper goes
-        got = call_answer(ex, module.forward, x.clone(), x.clone(), x.clone(), mask=None if mask is None else mask.clone(),
-                          banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_MHA)
-        compare(ex, got, expected, what="the module's output", case=f"{kind} mask, x {tuple(x.shape)}")
-        if not got.requires_grad:
+        got = call_answer(ex, module.forward, query.clone(), key.clone(), value.clone(),
+                          mask=None if mask is None else mask.clone(), substitutes=_CORRECT_MHA)
+        missing = [name for name, _, _ in _PROJECTIONS]
+        if isinstance(got, torch.Tensor) and got.requires_grad:
+            got.sum().backward()
+            missing = [name for name in missing if getattr(module, name).weight.grad is None]
+        requires_grad = isinstance(got, torch.Tensor) and got.requires_grad
+        outcomes.append((got.detach() if isinstance(got, torch.Tensor) else got, requires_grad, missing))
+    return outcomes
+
+
+def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: int = 5, d_model: int = 8,
+                     num_heads: int = 2, dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
+    """The module's four nn.Linear projections (q_proj, k_proj, v_proj, out_proj) get nn.MultiheadAttention's weights;
+    then its output must equal PyTorch's, with and without a causal mask and in cross-attention (distinct query, key
+    and value), and gradients must reach every projection. Your multi_head_attention is replaced by a correct one
+    meanwhile."""
+    ex = "MultiHeadAttention"
+    device = check_device(device)
+    w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
+    reference = torch_mha(w, num_heads)
+    g = torch.Generator().manual_seed(seed)
+    cases = list(_mha_cases(batch, length, length + 2, d_model, ("none", "causal", "cross"), dtype, device, g))
+    outcomes = call_answer(ex, run_mha_module, MultiHeadAttention, d_model, num_heads, w,
+                           [(q, k, v, mask) for _, q, k, v, mask in cases], banned=_ATTENTION_BUILTINS,
+                           reason=WRITE_IT_YOURSELF)
+    if not isinstance(outcomes, list) or len(outcomes) != len(cases) \
+            or not all(isinstance(o, tuple) and len(o) == 3 for o in outcomes):
+        raise AnswerError(ex, "the grader could not read what your module returned: no points for this check.")
+    for (kind, q, k, v, mask), (got, requires_grad, missing) in zip(cases, outcomes):
+        with torch.no_grad():
+            expected, _ = reference(q, k, v, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+        compare(ex, got, expected, what="the module's output", case=f"{kind} mask, query {tuple(q.shape)}, "
+                                                                    f"key and value {tuple(k.shape)}")
+        if not requires_grad:
             raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it from "
                                   "self.q_proj, self.k_proj, self.v_proj and self.out_proj, without torch.no_grad().")
-        got.sum().backward()
-        for name, _, _ in _PROJECTIONS:
-            if getattr(module, name).weight.grad is None:
-                raise AnswerError(ex, f"no gradient reaches self.{name}: use the layer's own weight and bias in forward "
-                                      "(not a detached copy or a tensor made once in __init__).")
+        if missing:
+            raise AnswerError(ex, f"no gradient reaches self.{missing[0]}: use the layer's own weight and bias in "
+                                  "forward (not a detached copy or a tensor made once in __init__).")
     report_pass(ex, f"equal to nn.MultiheadAttention with copied q/k/v/out projections; gradients reach all four")
