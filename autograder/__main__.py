@@ -9,7 +9,8 @@
         tests), then read back: exit 1 if any solution or hidden test is in it.
 
     python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
-            [--wall-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB] [--no-isolation]
+            [--wall-seconds S] [--cpu-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB]
+            [--disk-mb MB] [--no-isolation]
             [--plain-kernels]
         Grade a folder of <student_id>.ipynb files (or an nbgrader submitted/ tree).
         Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
                          help=f"processes/threads the kernel may add (default: {defaults.processes}; as root, through a pids cgroup)")
     p_grade.add_argument("--file-mb", type=int, default=defaults.file_mb,
                          help=f"largest file the kernel may write, MB (default: {defaults.file_mb})")
+    p_grade.add_argument("--disk-mb", type=int, default=defaults.disk_mb,
+                         help=f"all the kernel may write into its folder, MB (default: {defaults.disk_mb})")
+    p_grade.add_argument("--cpu-seconds", type=int, default=defaults.cpu_seconds,
+                         help=f"CPU time of the student's kernel, s (default: {defaults.cpu_seconds})")
     p_grade.add_argument("--no-isolation", action="store_true",
                          help="run kernels without namespaces (network on, files writable); limits still hold")
     p_grade.add_argument("--plain-kernels", action="store_true",
@@ -120,7 +125,8 @@ def main(argv: list[str] | None = None) -> int:
     from .grade import grade
 
     limits = Limits(cell_timeout=args.timeout, wall_seconds=args.wall_seconds, memory_mb=args.memory_mb,
-                    processes=args.processes, file_mb=args.file_mb, isolate=not args.no_isolation)
+                    processes=args.processes, file_mb=args.file_mb, disk_mb=args.disk_mb,
+                    cpu_seconds=args.cpu_seconds, isolate=not args.no_isolation)
     from .sandbox import isolation_problem
 
     if limits.isolate and isolation_problem():

@@ -159,8 +159,40 @@ def _use_zygote() -> None:
         os.environ.pop(zygote.SOCKET_VARIABLE, None)
 
 
+def _folder_bytes(folder: Path) -> int:
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
+
+
+class Watchdog(threading.Thread):
+    """Stops a submission's kernel when it runs past its wall time or writes more than its disk allowance."""
+
+    def __init__(self, wall_seconds: float, disk_mb: int, kernel_dir: Path, stop):
+        super().__init__(daemon=True)
+        self.deadline = time.monotonic() + wall_seconds
+        self.disk_bytes, self.kernel_dir, self.stop_kernel = disk_mb << 20, kernel_dir, stop
+        self.done = threading.Event()
+        self.reason = ""
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            if time.monotonic() > self.deadline:
+                self.reason = "wall"
+            elif _folder_bytes(self.kernel_dir) > self.disk_bytes:
+                self.reason = "disk"
+            if self.reason:
+                self.stop_kernel()
+                return
+
+
 def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str,
-              wall_seconds: float = 600, isolated: bool = False) -> Result:
+              wall_seconds: float = 600, isolated: bool = False, disk_mb: int = 512) -> Result:
     """Grade one submission in its own copy of the course directory (runs in a worker)."""
     start = time.monotonic()
     result = Result(student_id, assignment)
@@ -185,25 +217,19 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     os.environ["JUPYTER_RUNTIME_DIR"] = os.environ[sandbox.KERNEL_DIR_VARIABLE] = str(kernel_dir)
     _use_zygote()
     pid_dir = Path(workdir).parent / "pids"
-    timed_out = threading.Event()
-
-    def stop() -> None:
-        timed_out.set()
-        sandbox.stop_kernels(pid_dir, kernel_dir)
-
-    watchdog = threading.Timer(wall_seconds, stop)
+    watchdog = Watchdog(wall_seconds, disk_mb, kernel_dir, lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
     watchdog.start()
     try:
         api = _api(root, release_nb, isolated, kernel_dir)
         outcome = api.autograde(assignment, student_id)
     finally:
-        watchdog.cancel()
+        watchdog.done.set()
         sandbox.stop_kernels(pid_dir, kernel_dir)  # children the student's code left behind
         shutil.rmtree(kernel_dir, ignore_errors=True)
-    over_time = f"the notebook ran longer than the {wall_seconds:g} s allowed for a whole submission"
+    stopped = {"wall": f"the notebook ran longer than the {wall_seconds:g} s allowed for a whole submission",
+               "disk": f"the notebook wrote more than the {disk_mb} MB of files allowed"}.get(watchdog.reason, "")
     if not outcome.get("success"):
-        reason = over_time if timed_out.is_set() else _last_error(outcome)
-        return _failed(result, reason, out_html, start)
+        return _failed(result, stopped or _last_error(outcome), out_html, start)
     autograded = root / "autograded" / student_id / assignment / f"{assignment}.ipynb"
     feedback.sanitize(autograded, release_nb, notes)
     result.failures = feedback.failures(autograded)
@@ -214,8 +240,8 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     else:
         out_html.write_text(feedback.error_page(student_id, assignment, "feedback could not be rendered"), encoding="utf-8")
     result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, assignment, student_id)
-    if timed_out.is_set():
-        result.reason = over_time + ": the cells after that point were not graded"
+    if stopped:
+        result.reason = stopped + ": the cells after that point were not graded"
     shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
     return result
@@ -246,7 +272,7 @@ def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> 
 
 #: nbgrader gives up on a whole notebook for these; the reason says what the student's code did.
 STOPPED = [
-    ("DeadKernelError", "the Python process running the notebook stopped (os._exit, a crash, or a limit: "
+    ("DeadKernelError", "the Python process running the notebook stopped (os._exit, a crash, or a limit: CPU time, "
                         "memory, processes) so the notebook could not be graded"),
     ("Timeout waiting for IOPub", "a cell kept running after its time limit and ignored the interrupt "
                                   "(KeyboardInterrupt caught), so the notebook could not be graded"),
@@ -261,17 +287,6 @@ def _last_error(outcome: dict) -> str:
             return reason
     text = (outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()
     return "autograding failed: " + (text[-1][:300] if text else "unknown error")
-
-
-def hidden_from_students(*paths: Path) -> list[Path]:
-    """Folders the student's kernel must not see, never one that holds the Python or course_lib it runs."""
-    needed = [Path(sys.prefix).resolve(), (course.REPO / "course_lib").resolve()]
-    keep = []
-    for path in paths:
-        path = path.resolve()
-        if path.is_dir() and path != Path("/") and not any(path == n or path in n.parents for n in needed):
-            keep.append(path)
-    return keep
 
 
 def grade(
@@ -298,9 +313,7 @@ def grade(
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
         (tmp_path / "pids").mkdir()
-        hide = hidden_from_students(tmp_path, submissions, out, course.SOLUTIONS, course.REPO / "tests",
-                                    course.REPO / ".git")
-        isolated = sandbox.install_kernel(tmp_path / "jupyter", limits, tmp_path / "pids", hide)
+        isolated = sandbox.install_kernel(tmp_path / "jupyter", limits, tmp_path / "pids")
         if os.geteuid() == 0 and sandbox.pids_cgroup_problem():  # RLIMIT_NPROC does not bind root
             print(f"note: --processes is not enforced: the grader runs as root and "
                   f"{sandbox.pids_cgroup_problem()}", file=sys.stderr)
@@ -310,7 +323,8 @@ def grade(
                 results.append(Result(student_id, assignment, status="error",
                                       reason="the file name is not a usable student id (letters, digits, . _ - @)"))
                 continue
-            tasks.append((str(template), str(work), assignment, student_id, str(path), limits.wall_seconds, isolated))
+            tasks.append((str(template), str(work), assignment, student_id, str(path), limits.wall_seconds, isolated,
+                          limits.disk_mb))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
         with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
                                  initializer=_start_worker,

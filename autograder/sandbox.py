@@ -60,21 +60,26 @@ class Limits:
     memory_mb: int = 4096             # address space of the kernel (torch + the course import in ~0.8 GB)
     processes: int = 64               # new processes/threads the kernel may start
     file_mb: int = 256                # largest file the kernel may write
-    isolate: bool = True              # no network, read-only files but its own folder, hidden paths
+    disk_mb: int = 512                # everything the kernel may write into its own folder
+    tmp_mb: int = 64                  # its private /tmp (and /dev/shm)
+    cpu_seconds: int = 300            # CPU time of the kernel process
+    isolate: bool = True              # no network, no other process, a root of allowed paths only
 
 
 @functools.lru_cache(maxsize=1)
 def isolation_problem() -> str:
     """'' when the kernel can be isolated here (``unshare -rnm``), else one sentence saying why not."""
-    if shutil.which("unshare") is None or shutil.which("mount") is None:
-        return "the unshare and mount commands are not installed"
+    if any(shutil.which(tool) is None for tool in ("unshare", "mount", "pivot_root")):
+        return "the unshare, mount and pivot_root commands (util-linux) are not installed"
     try:
-        proc = subprocess.run(["unshare", "-rnm", "--", "sh", "-c", "mount -o remount,bind,ro / && unshare -rm true"],
+        stage = _stage([])
+        probe = f"mount -t tmpfs none {stage} && mkdir {stage}/proc && mount -t proc proc {stage}/proc && unshare -rm true"
+        proc = subprocess.run(["unshare", "-rnm", "--pid", "--fork", "--", "sh", "-c", probe],
                               capture_output=True, text=True, timeout=20)
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"unshare failed ({err})"
     if proc.returncode != 0:
-        return f"unprivileged user namespaces are not allowed here ({proc.stderr.strip()[:120]})"
+        return f"user, mount, network and PID namespaces are not allowed here ({proc.stderr.strip()[:120]})"
     return ""
 
 
@@ -186,15 +191,15 @@ def pids_cgroup_problem() -> str:
         remove_cgroup(cgroup)
 
 
-def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path, hide: list[Path] = ()) -> bool:
+def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path) -> bool:
     """Write the ``course-sandbox`` kernelspec under JUPYTER_PATH; True when the kernel is isolated."""
     isolate = limits.isolate and not isolation_problem()
     argv = [
         sys.executable, "-m", "autograder.sandbox",
         "--memory-mb", str(limits.memory_mb), "--processes", str(limits.processes),
-        "--file-mb", str(limits.file_mb), "--isolate", "on" if isolate else "off",
+        "--file-mb", str(limits.file_mb), "--tmp-mb", str(limits.tmp_mb), "--cpu-seconds", str(limits.cpu_seconds),
+        "--isolate", "on" if isolate else "off",
         "--pids-cgroup", "on" if os.geteuid() == 0 and not pids_cgroup_problem() else "off",
-        *[arg for path in hide for arg in ("--hide", str(path))],
         "--pid-dir", str(pid_dir), "--",
         sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
     ]
@@ -235,57 +240,80 @@ def _limit(which: int, value: int) -> None:
     resource.setrlimit(which, (value, value))
 
 
-def apply_limits(memory_mb: int, processes: int, file_mb: int) -> None:
+def apply_limits(memory_mb: int, processes: int, file_mb: int, cpu_seconds: int = 0) -> None:
     _limit(resource.RLIMIT_AS, memory_mb << 20)
+    if cpu_seconds:
+        _limit(resource.RLIMIT_CPU, cpu_seconds)
     _limit(resource.RLIMIT_NPROC, _user_tasks() + processes)
     _limit(resource.RLIMIT_FSIZE, file_mb << 20)
     _limit(resource.RLIMIT_CORE, 0)
 
 
-# Run inside new user, mount and network namespaces, before the kernel starts: hide what the
-# student must not read, make every file system read-only except the kernel's own folder, then
-# enter a nested user namespace so that the kernel cannot undo these mounts (they are locked).
-# The temporary folder that holds the kernel's folder is replaced by an empty private one (other
-# grading runs, other kernels' sockets and tokens live there), with only the kernel's folder put back,
-# and the Python environment and course code when they live there too (a clone under /tmp).
+# Run inside new user, mount, network and PID namespaces, before the kernel starts: build a new root
+# that holds only what the kernel may see (an allow-list), pivot into it, then enter a nested user
+# namespace so that the kernel cannot undo these mounts (they are locked). The new root: the Python
+# installation, the environment and course_lib, read-only; the system's libraries (/usr, /lib ...) and a
+# few files of /etc, read-only; the kernel's own folder, writable; a private /tmp and /dev/shm of capped
+# size; a /dev of null, zero, full, random, urandom and tty (and the GPUs' devices when there are some);
+# a /proc of the new PID namespace, where no other process is. Nothing else exists there.
 _MOUNT_SCRIPT = r"""
 set -e
-kdir="$1"; tmp="$2"; keep="$3"; shift 3
-while [ "$1" != "--" ]; do
-    if ! mount -t tmpfs -o ro,size=4k,mode=755 none "$1" 2>/dev/null; then
-        # a folder this namespace cannot reach (inside another user's 0700 home) is hidden already
-        if ls "$1" >/dev/null 2>&1; then echo "sandbox: cannot hide $1" >&2; exit 1; fi
-    fi
-    shift
-done
+kdir="$1"; stage="$2"; keep="$3"; tmp_mb="$4"
+while [ "$1" != "--" ]; do shift; done
 shift
-mount -t tmpfs -o size=64m,mode=1777 none /dev/shm
-if [ "$tmp" = "-" ]; then
-    mount --bind "$kdir" "$kdir"
-else
-    mkdir /dev/shm/.kernel
-    mount --bind "$kdir" /dev/shm/.kernel
-    n=0
-    for path in $(echo "$keep" | tr ':' ' '); do
-        n=$((n + 1)); mkdir "/dev/shm/.keep$n"; mount --bind "$path" "/dev/shm/.keep$n"
-    done
-    mount -t tmpfs -o size=64m,mode=1777 none "$tmp"
-    mkdir -p "$kdir"
-    mount --bind /dev/shm/.kernel "$kdir"
-    n=0
-    for path in $(echo "$keep" | tr ':' ' '); do
-        n=$((n + 1)); mkdir -p "$path"; mount --bind "/dev/shm/.keep$n" "$path"
-    done
-fi
+mount -t tmpfs -o size=16m,mode=755 none "$stage"
+mkdir -p "$stage/tmp"
+mount -t tmpfs -o "size=${tmp_mb}m,mode=1777" none "$stage/tmp"
+old_ifs="$IFS"; IFS=:
+for path in $keep; do
+    if [ -L "$path" ]; then
+        mkdir -p "$stage$(dirname "$path")"; ln -s "$(readlink "$path")" "$stage$path"
+    elif [ -d "$path" ]; then
+        mkdir -p "$stage$path"; mount --rbind "$path" "$stage$path"; mount -o remount,bind,ro "$stage$path"
+    elif [ -e "$path" ]; then
+        mkdir -p "$stage$(dirname "$path")"; touch "$stage$path"
+        mount --bind "$path" "$stage$path"; mount -o remount,bind,ro "$stage$path"
+    fi
+done
+IFS="$old_ifs"
+mkdir -p "$stage$kdir"
+mount --bind "$kdir" "$stage$kdir"
+mkdir "$stage/dev"
+mount -t tmpfs -o size=64k,mode=755 none "$stage/dev"
+for dev in /dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty /dev/nvidia*; do
+    if [ -c "$dev" ]; then touch "$stage$dev"; mount --bind "$dev" "$stage$dev"; fi
+done
+mkdir "$stage/dev/shm"
+mount -t tmpfs -o "size=${tmp_mb}m,mode=1777" none "$stage/dev/shm"
+ln -s /proc/self/fd "$stage/dev/fd"
+ln -s /proc/self/fd/0 "$stage/dev/stdin"; ln -s /proc/self/fd/1 "$stage/dev/stdout"; ln -s /proc/self/fd/2 "$stage/dev/stderr"
+mkdir "$stage/proc"
+mount -t proc -o nosuid,nodev,noexec proc "$stage/proc"
+mkdir "$stage/.old"
+cd "$stage"
+pivot_root . .old
+umount -l /.old
+rmdir /.old
 mount -o remount,bind,ro /
 cd "$kdir"
 exec unshare -rm -- "$@"
 """
 
+#: what a kernel sees besides the Python environment, course_lib and its own folder (read-only, where present)
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/ld.so.conf",
+                "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
+                "/sys/devices/system/cpu")
+#: where the new root is put together (an existing folder that holds nothing the kernel needs)
+STAGES = ("/mnt", "/media", "/srv", "/boot", "/opt", "/home")
+#: the only variables a kernel inherits from the grader (its own HOME, TMPDIR ... are added)
+KERNEL_VARIABLES = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "OMP_NUM_THREADS",
+                    "MKL_NUM_THREADS", "COURSE_DEVICE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "CUDA_VISIBLE_DEVICES",
+                    "MPLBACKEND", "JPY_PARENT_PID", "JPY_SESSION_NAME", "PYDEVD_DISABLE_FILE_VALIDATION")
+
 
 def _private_home(kdir: Path) -> dict[str, str]:
     """HOME, TMPDIR and tool caches inside the kernel's own folder (the only writable place)."""
-    env = dict(os.environ)
+    env = {k: v for k, v in os.environ.items() if k in KERNEL_VARIABLES or k.startswith("LC_")}
     mpl = kdir / "matplotlib"
     mpl.mkdir(exist_ok=True)
     old = os.environ.get("MPLCONFIGDIR")
@@ -297,7 +325,7 @@ def _private_home(kdir: Path) -> dict[str, str]:
 
 
 def _paths_the_kernel_needs(command: list[str]) -> list[Path]:
-    """The Python installation, the environment and the course's code: replacing a folder above them breaks the kernel."""
+    """The Python installation, the environment and course_lib itself (not the folder around it)."""
     spec = importlib.util.find_spec("course_lib")
     paths = [Path(sys.prefix), Path(sys.base_prefix), Path(shutil.which(command[0]) or command[0]).parent]
     if spec is not None and spec.origin:
@@ -306,16 +334,25 @@ def _paths_the_kernel_needs(command: list[str]) -> list[Path]:
     return [path for path in paths if not any(other in path.parents for other in paths)]  # outermost only
 
 
+def _stage(avoid: list[Path]) -> str:
+    for folder in STAGES:
+        path = Path(folder)
+        if path.is_dir() and not path.is_symlink() and not any(path == a or path in a.parents for a in avoid):
+            return folder
+    raise OSError("no folder to build the kernel's root in (none of " + ", ".join(STAGES) + " is free)")
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m autograder.sandbox")
     parser.add_argument("--memory-mb", type=int, required=True)
     parser.add_argument("--processes", type=int, required=True)
     parser.add_argument("--file-mb", type=int, required=True)
+    parser.add_argument("--tmp-mb", type=int, default=64, help="size of the kernel's private /tmp and /dev/shm")
+    parser.add_argument("--cpu-seconds", type=int, default=0, help="CPU time the kernel may use (0: no limit)")
     parser.add_argument("--isolate", choices=("on", "off"), default="on",
-                        help="namespaces: no network, read-only files except the kernel's folder, hidden paths")
+                        help="namespaces: no network, no other process, a root of allowed paths only")
     parser.add_argument("--pids-cgroup", choices=("on", "off"), default="off",
                         help="started as root: a pids cgroup of its own, so that --processes holds")
-    parser.add_argument("--hide", action="append", default=[], help="a folder the student's code must not see")
     parser.add_argument("--pid-dir", type=Path, required=True)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -350,19 +387,20 @@ def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | N
         str(kdir) + ("" if cgroup is None else f"\n{cgroup}"), encoding="utf-8")
     env = _private_home(kdir)
     os.chdir(kdir)
-    apply_limits(args.memory_mb, args.processes, args.file_mb)
+    # stdout and stderr go to a file of the kernel's own, never to the grader's log
+    output = os.open(kdir / "kernel-output.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    for target in (1, 2):
+        os.dup2(output, target)
+    os.close(output)
+    apply_limits(args.memory_mb, args.processes, args.file_mb, args.cpu_seconds)
     if args.isolate != "on":
         return kdir, env, None
-    hide = [h for h in args.hide if Path(h).is_dir() and kdir != Path(h) and Path(h) not in kdir.parents]
-    if cgroup is not None:  # the kernel is root in its namespace: it could raise pids.max or leave the cgroup
-        hide += _cgroup_folders()
-    tmp = kdir.parent if kdir.parent == Path(tempfile.gettempdir()).resolve() else "-"
-    # the course or its Python may live in the temporary folder: those folders are put back (read-only)
-    keep = [str(path) for path in _paths_the_kernel_needs(args.command) if tmp != "-" and tmp in path.parents]
-    return kdir, env, [str(kdir), str(tmp), ":".join(keep), *hide]
+    keep = [str(path) for path in _paths_the_kernel_needs(args.command)] + list(SYSTEM_PATHS)
+    stage = _stage([kdir, *map(Path, keep)])
+    return kdir, env, [str(kdir), stage, ":".join(keep), str(args.tmp_mb)]
 
 
-_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET = 0x00020000, 0x10000000, 0x40000000
+_CLONE_NEWNS, _CLONE_NEWUSER, _CLONE_NEWNET, _CLONE_NEWPID = 0x00020000, 0x10000000, 0x40000000, 0x20000000
 
 
 def _unshare(flags: int) -> None:
@@ -381,12 +419,29 @@ def _unshare(flags: int) -> None:
 
 
 def isolate_in_place(mount_args: list[str]) -> None:
-    """What ``unshare -rnm`` + ``_MOUNT_SCRIPT`` do for the exec path, done to this (forked, one-thread) process."""
-    _unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET)
+    """What ``unshare -rnm --pid --fork`` + ``_MOUNT_SCRIPT`` do for the exec path, done to this (forked, one-thread) process.
+
+    This process stays outside, waits for its child (the kernel, the first process of the new PID
+    namespace) and exits with its status; only the child returns from this function.
+    """
+    _unshare(_CLONE_NEWUSER | _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWPID)
+    pid = os.fork()
+    if pid:
+        for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
+            signal.signal(signum, signal.SIG_IGN)  # they reach the kernel too (same process group)
+        _, status = os.waitpid(pid, 0)
+        os._exit(min(max(os.waitstatus_to_exitcode(status), 0), 255))
+    _die_with_parent()
     # the script's mounts land in this process's mount namespace; its final command is a no-op
     subprocess.run(["sh", "-c", _MOUNT_SCRIPT, "sandbox", *mount_args, "--", "true"], check=True)
     _unshare(_CLONE_NEWUSER | _CLONE_NEWNS)  # a nested user namespace locks those mounts
     os.chdir(mount_args[0])
+
+
+def _die_with_parent() -> None:
+    import ctypes
+
+    ctypes.CDLL(None).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -398,7 +453,8 @@ def main(argv: list[str] | None = None) -> None:
         return  # a kernel forked from the worker's zygote ran, and has exited
     kdir, env, mount_args = enter(args)
     if mount_args is not None:
-        command = ["unshare", "-rnm", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox", *mount_args, "--", *command]
+        command = ["unshare", "-rnm", "--pid", "--fork", "--kill-child", "--", "sh", "-c", _MOUNT_SCRIPT, "sandbox",
+                   *mount_args, "--", *command]
     os.execvpe(command[0], command, env)
 
 
