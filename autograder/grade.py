@@ -16,6 +16,7 @@ failing graded cell, the first line of the verdict the student sees.
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import multiprocessing
@@ -38,6 +39,8 @@ from nbgrader.preprocessors import Execute
 from . import cell_repair, course, feedback, notebook_source, sandbox, verdict, zygote
 from .sandbox import Limits
 
+MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
+MAX_CELLS = 1000       # the course's notebooks have fewer than 150
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
 
@@ -76,18 +79,25 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
         return None, f"the file could not be read ({err.strerror})"
     if not raw.strip():
         return None, "the file is empty"
+    if len(raw) > MAX_NOTEBOOK_MB << 20:
+        return None, f"the notebook is {len(raw) >> 20} MB; at most {MAX_NOTEBOOK_MB} MB can be graded (clear its outputs)"
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         return None, f"the file is not a notebook (invalid JSON: {err})"
     if not isinstance(data, dict) or data.get("nbformat") != 4:
         return None, f"unsupported notebook format {data.get('nbformat') if isinstance(data, dict) else '?'} (expected nbformat 4)"
-    ids = [c.get("id") for c in data.get("cells", []) if isinstance(c, dict) and c.get("id")]
-    duplicated = sorted({i for i in ids if ids.count(i) > 1}, key=str)
-    if duplicated:
-        return None, f"the notebook is malformed (duplicate cell id {duplicated[0]!r}: each cell needs its own id)"
+    cells = data.get("cells")
+    if isinstance(cells, list) and len(cells) > MAX_CELLS:
+        return None, f"the notebook has {len(cells)} cells; at most {MAX_CELLS} can be graded"
+    seen: set = set()
+    for index, cell in enumerate(cells if isinstance(cells, list) else []):  # a pasted cell keeps its id: renumber
+        if isinstance(cell, dict) and cell.get("id") in seen:
+            cell["id"] = f"copy-{index}"
+        if isinstance(cell, dict):
+            seen.add(cell.get("id"))
     try:
-        nb = nbformat.reads(raw.decode("utf-8"), as_version=4)
+        nb = nbformat.reads(json.dumps(data), as_version=4)
         nbformat.validate(nb)
     except Exception as err:  # nbformat raises several kinds
         return None, f"the notebook is malformed ({type(err).__name__}: {str(err).splitlines()[0][:200]})"
@@ -215,6 +225,7 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     target.parent.mkdir(parents=True)
     nbformat.write(nb, target)
     os.environ["JUPYTER_RUNTIME_DIR"] = os.environ[sandbox.KERNEL_DIR_VARIABLE] = str(kernel_dir)
+    os.environ[sandbox.OUTPUT_VARIABLE] = "1"
     _use_zygote()
     pid_dir = Path(workdir).parent / "pids"
     watchdog = Watchdog(wall_seconds, disk_mb, kernel_dir, lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
@@ -289,6 +300,34 @@ def _last_error(outcome: dict) -> str:
     return "autograding failed: " + (text[-1][:300] if text else "unknown error")
 
 
+#: set while grading: Jupyter, nbgrader and IPython read no configuration but the grader's own
+CONFIG_VARIABLES = ("JUPYTER_NO_CONFIG", "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "IPYTHONDIR")
+
+
+@contextlib.contextmanager
+def grader_only_config(folder: Path):
+    """Point Jupyter's, nbgrader's and IPython's configuration at empty folders of the grader's.
+
+    A student's code could have written ``~/.jupyter/nbgrader_config.py`` or an IPython startup file
+    in an earlier run; none of those is read. The course directory's ``nbgrader_config.py`` is the one
+    the grader writes itself.
+    """
+    saved = {name: os.environ.get(name) for name in CONFIG_VARIABLES}
+    for name in ("config", "data", "ipython"):
+        (folder / name).mkdir(parents=True, exist_ok=True)
+    os.environ.update(JUPYTER_NO_CONFIG="1", JUPYTER_CONFIG_DIR=str(folder / "config"),
+                      JUPYTER_DATA_DIR=str(folder / "data"), IPYTHONDIR=str(folder / "ipython"))
+    os.environ.pop("JUPYTER_CONFIG_PATH", None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
     limits: Limits | None = None, fork_kernels: bool = True,
@@ -304,7 +343,7 @@ def grade(
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     results: list[Result] = []
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, grader_only_config(Path(tmp) / "settings"):
         tmp_path = Path(tmp)
         template = tmp_path / "template"
         course.make_course_dir(template, assignment, limits.cell_timeout)

@@ -48,6 +48,7 @@ from pathlib import Path
 
 KERNEL_NAME = "course-sandbox"
 KERNEL_DIR_VARIABLE = "COURSE_KERNEL_DIR"
+OUTPUT_VARIABLE = "COURSE_KERNEL_OWN_OUTPUT"  # set: the kernel's stdout and stderr go to a file in its folder
 CGROUP_PREFIX = "course-kernel-"  # a kernel's pids cgroup: CGROUP_PREFIX + the sandbox's pid
 
 
@@ -311,9 +312,14 @@ KERNEL_VARIABLES = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHS
                     "MPLBACKEND", "JPY_PARENT_PID", "JPY_SESSION_NAME", "PYDEVD_DISABLE_FILE_VALIDATION")
 
 
+def inherited_environment() -> dict[str, str]:
+    """The variables of this process that a kernel (or the zygote it forks from) may have."""
+    return {k: v for k, v in os.environ.items() if k in KERNEL_VARIABLES or k.startswith("LC_")}
+
+
 def _private_home(kdir: Path) -> dict[str, str]:
     """HOME, TMPDIR and tool caches inside the kernel's own folder (the only writable place)."""
-    env = {k: v for k, v in os.environ.items() if k in KERNEL_VARIABLES or k.startswith("LC_")}
+    env = inherited_environment()
     mpl = kdir / "matplotlib"
     mpl.mkdir(exist_ok=True)
     old = os.environ.get("MPLCONFIGDIR")
@@ -387,11 +393,11 @@ def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | N
         str(kdir) + ("" if cgroup is None else f"\n{cgroup}"), encoding="utf-8")
     env = _private_home(kdir)
     os.chdir(kdir)
-    # stdout and stderr go to a file of the kernel's own, never to the grader's log
-    output = os.open(kdir / "kernel-output.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    for target in (1, 2):
-        os.dup2(output, target)
-    os.close(output)
+    if os.environ.get(OUTPUT_VARIABLE):  # the grader's kernels: stdout and stderr into their own file, not its log
+        output = os.open(kdir / "kernel-output.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        for target in (1, 2):
+            os.dup2(output, target)
+        os.close(output)
     apply_limits(args.memory_mb, args.processes, args.file_mb, args.cpu_seconds)
     if args.isolate != "on":
         return kdir, env, None

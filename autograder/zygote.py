@@ -176,11 +176,14 @@ class Zygote:
     """The worker's zygote process: started at once, used once it says it is ready."""
 
     def __init__(self, socket_path: Path, modules: list[str]):
+        from .sandbox import inherited_environment
+
         self.socket_path = socket_path
+        # only what a kernel may inherit: a kernel can read the zygote's first environment (/proc/1/environ)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autograder.zygote", "--socket", str(socket_path),
              *[arg for name in modules for arg in ("--preload", name)]],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd="/")
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd="/", env=inherited_environment())
         self._ready: bool | None = None
 
     def ready(self, timeout: float = 120) -> bool:

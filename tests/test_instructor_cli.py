@@ -113,23 +113,22 @@ def test_isolated_kernel_has_no_network_and_a_read_only_world(tmp_path):
     probe = ("import os, socket\n"
              "try:\n    socket.create_connection(('1.1.1.1', 80), timeout=2); print('net')\n"
              "except OSError:\n    print('no-net')\n"
-             f"print(os.listdir({str(hidden)!r}))\n"
+             f"print('absent' if not os.path.exists({str(hidden)!r}) else os.listdir({str(hidden)!r}))\n"
              f"try:\n    open({str(tmp_path / 'outside.txt')!r}, 'w'); print('wrote')\n"
              "except OSError:\n    print('read-only')\n"
              "open('inside.txt', 'w').write('ok'); print('inside')\n")
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
-                           "--file-mb", "7", "--isolate", "on", "--hide", str(hidden), "--pid-dir", str(tmp_path),
+                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path),
                            "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**__import__("os").environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
-    assert proc.stdout.split("\n")[:4] == ["no-net", "[]", "read-only", "inside"], proc.stdout + proc.stderr
+    assert proc.stdout.split("\n")[:4] == ["no-net", "absent", "read-only", "inside"], proc.stdout + proc.stderr
     assert not (tmp_path / "outside.txt").exists() and (kdir / "inside.txt").exists()
 
 
 @pytest.mark.skipif(bool(sandbox.isolation_problem()) or __import__("os").geteuid() != 0,
                     reason="needs root and unprivileged user namespaces")
 def test_a_hidden_folder_inside_another_users_private_home(tmp_path):
-    """Root grading `/home/teacher/.../submitted` (0700 home): the sandbox's namespace cannot reach the folder,
-    so it cannot cover it either; the kernel must still start, and still not read it."""
+    """Root grading `/home/teacher/.../submitted` (0700 home): the kernel starts, and the folder is not in its world."""
     import os
 
     home, kdir = tmp_path / "home", tmp_path / "kernel"
@@ -140,7 +139,7 @@ def test_a_hidden_folder_inside_another_users_private_home(tmp_path):
     os.chmod(home, 0o700)
     probe = f"import os\ntry:\n    print(os.listdir({str(hidden)!r}))\nexcept OSError as e:\n    print(type(e).__name__)\n"
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
-                           "--file-mb", "7", "--isolate", "on", "--hide", str(hidden), "--pid-dir", str(tmp_path),
+                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path),
                            "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
-    assert proc.stdout.strip() == "PermissionError", proc.stdout + proc.stderr
+    assert proc.stdout.strip() == "FileNotFoundError", proc.stdout + proc.stderr

@@ -141,7 +141,7 @@ CASES = [
     Case("patch_checker", {**SOL, "attention_scores": BAD_SCORES + (
         "import course_lib.checks.self_attention as _c\n"
         "_c.check_attention_scores = lambda *a, **k: print('✔ attention_scores: correct.')\n")},
-         FULL - POINTS["check_attention_scores"], "not divided"),  # the guard restored the check first
+         FULL - POINTS["check_attention_scores"], "not divided"),  # the check runs in the grader
     Case("patch_inside_answer", {**SOL, "attention_scores": (
         "def attention_scores(Q, K):\n    import torch\n    torch.allclose = lambda *a, **k: True\n"
         "    return Q @ K.transpose(-2, -1)\n")},
@@ -160,7 +160,7 @@ CASES = [
     Case("patch_run_cell", {**SOL, "table_scores": SOL["table_scores"] + (
         "\nimport IPython\n_ip = get_ipython()\n_orig = _ip.run_cell\n"
         "_ip.run_cell = lambda raw_cell, *a, **k: _orig('pass', *a, **k)\n")},
-         None, "could not confirm"),
+         0, "kept the grader's call from replying"),  # every cell after it, the grader's calls too, runs `pass`
     Case("calls_reference", {**SOL, "self_attention": (
         "from course_lib.attention import scaled_dot_product_attention\n"
         "def self_attention(Q, K, V, mask=None):\n    return scaled_dot_product_attention(Q, K, V, mask)\n")},
@@ -186,18 +186,18 @@ CASES = [
         f"open({str(sentinel)!r}, 'w').write('changed')\n"
         + ("" if NOT_ISOLATED else f"open({str(REPO / 'written_by_student.txt')!r}, 'w').write('x')\n"))}),
          FULL - POINTS["check_brown_dog"], "Read-only file system|Permission|No such file"),
-    Case("deleted_test_cell", with_cells(_delete_test_cell), FULL - POINTS["check_softmax"], "was deleted"),
+    Case("deleted_test_cell", with_cells(_delete_test_cell), FULL, "grader put it back"),
     Case("edited_test_cell", with_cells(_edit_test_cell), FULL - POINTS["check_attention_scores"], "not divided"),
     Case("edited_read_only_cells", with_cells(_edit_read_only_cells), FULL, ""),  # nbgrader restores them
     Case("reordered_cells", with_cells(_reorder_cells), None, "causal_mask"),
-    Case("duplicate_cell_ids", with_cells(_duplicate_ids), 0, "malformed"),
+    Case("duplicate_cell_ids", with_cells(_duplicate_ids), FULL, "only the first one is graded"),
     Case("malformed_json", lambda _s: '{"cells": [', 0, "invalid JSON"),
     Case("nbformat_3", lambda _s: json.dumps({"nbformat": 3, "nbformat_minor": 0, "worksheets": [], "metadata": {}}),
          0, "unsupported notebook format 3"),
     Case("empty_file", lambda _s: "", 0, "empty"),
     Case("huge_output", {**SOL, "table_z": SOL["table_z"] + (
         "\nimport sys\nline = 'x' * 999 + '\\n'\nfor _ in range(40_000):\n    sys.stdout.write(line)\n")},
-         FULL, ""),
+         FULL, "output dropped by the grader"),
 ]
 
 
@@ -263,9 +263,27 @@ def batch(tmp_path_factory):
                 before=before, after=git_status(), left=left + still_running())
 
 
+def _sandboxed_processes() -> dict[str, str]:
+    """pid -> command line of every process in another PID namespace than this one (a kernel's, isolated)."""
+    ours = os.readlink("/proc/self/ns/pid")
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.readlink(entry / "ns" / "pid") != ours:
+                    found[entry.name] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+    return found
+
+
+BEFORE = _sandboxed_processes()
+
+
 def still_running() -> list[str]:
-    """Processes started by a grading of this batch (the marker is in their environment) that still run."""
-    found = []
+    """Processes started by a grading of this batch that still run: the marker is in the environment of
+    the grader's own processes, and every process of an isolated kernel is in a PID namespace of its own."""
+    found = [f"{pid}: {command[:80]}" for pid, command in _sandboxed_processes().items() if pid not in BEFORE]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
