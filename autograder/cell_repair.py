@@ -75,8 +75,9 @@ def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
         if not gid or gid in seen or not _is_test(model.metadata["nbgrader"]):
             continue
         notes.append(f"The check cell {gid} was missing from this notebook; the grader put it back.")
-        before = {order[i] for i in range(position)}
-        at = max((i + 1 for i, c in enumerate(cells) if (_grade_id(c) or c.get("id")) in before), default=len(cells))
+        keys = [_grade_id(c) or c.get("id") for c in cells]
+        anchor = next((order[i] for i in reversed(range(position)) if order[i] in keys), None)
+        at = keys.index(anchor) + 1 if anchor is not None else len(cells)
         restored = copy.deepcopy(model)
         restored.id = f"restored-{gid}"[:64]
         cells.insert(at, restored)
