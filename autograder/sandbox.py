@@ -3,28 +3,27 @@
 While grading, nbgrader starts the kernel ``course-sandbox`` (written by :func:`install_kernel`),
 whose command is this module::
 
-    python -m autograder.sandbox --memory-mb M --processes N --file-mb F --isolate on --pids-cgroup on \
-        --hide DIR ... --pid-dir P -- python -m ipykernel_launcher -f CONNECTION_FILE
+    python -m autograder.sandbox --memory-mb M --processes N --file-mb F --tmp-mb T --cpu-seconds C \
+        --isolate on --pids-cgroup on --pid-dir P -- python -m ipykernel_launcher -f CONNECTION_FILE
 
 It sets the limits on itself and then *becomes* the kernel (``exec``), so every limit holds
 for the student's code and anything it starts:
 
 - memory: ``RLIMIT_AS`` (address space); an allocation past it raises ``MemoryError`` in the cell;
+- CPU time: ``RLIMIT_CPU``; past it the kernel is killed;
 - processes: ``RLIMIT_NPROC``, as this many processes/threads beyond what the user already runs.
   Linux does not enforce it for root, so a kernel started by root (``--pids-cgroup on``) also gets
   its own pids cgroup (``pids.max``: itself and this many more processes/threads; cgroup v1's
   pids hierarchy or cgroup v2 with the pids controller), where a fork past the limit fails with
-  EAGAIN (``BlockingIOError`` in the cell), and the cgroup's mounts are hidden from the isolated
-  kernel (it is root there and could raise ``pids.max``). Where root cannot make such a cgroup,
+  EAGAIN (``BlockingIOError`` in the cell). Where root cannot make such a cgroup,
   :func:`pids_cgroup_problem` says why and a root kernel has no process limit;
 - file size: ``RLIMIT_FSIZE``; writing past it raises ``OSError`` (EFBIG);
-- isolation (``unshare -rnm``): no network (an empty network namespace; the kernel talks to
-  nbgrader over Unix sockets), every file system read-only except the kernel's own folder (a
-  fresh one per submission, also its HOME and TMPDIR), the temporary folder replaced by an empty
-  private one (other grading runs and other kernels live there), the ``--hide`` folders
-  (instructors' notebooks, tests, the gradebooks, other students' submissions) covered; a nested
-  user namespace locks these mounts. Where unprivileged user namespaces are not allowed,
-  :func:`isolation_problem` says why and the kernel runs with the limits only;
+- isolation: new user, mount, network and PID namespaces and a root that holds only what the
+  kernel may see (``_MOUNT_SCRIPT``: an allow-list, not a list of things to hide); the kernel is
+  process 1 of its PID namespace, so everything it starts dies with it. Where those namespaces are
+  not allowed, :func:`isolation_problem` says why and the kernel runs with the limits only;
+- the environment: only :data:`KERNEL_VARIABLES` are inherited; with ``COURSE_KERNEL_OWN_OUTPUT``
+  set (the grader sets it), stdout and stderr go to a file in the kernel's folder;
 - the pid file lets the grader stop the kernel and its children (the kernel leads its own
   process group; with a pids cgroup, every process in it, those that left the group too) when a
   submission runs past its wall-clock limit, and after it.

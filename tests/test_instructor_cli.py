@@ -114,7 +114,7 @@ def test_isolated_kernel_has_no_network_and_a_read_only_world(tmp_path):
              "try:\n    socket.create_connection(('1.1.1.1', 80), timeout=2); print('net')\n"
              "except OSError:\n    print('no-net')\n"
              f"print('absent' if not os.path.exists({str(hidden)!r}) else os.listdir({str(hidden)!r}))\n"
-             f"try:\n    open({str(tmp_path / 'outside.txt')!r}, 'w'); print('wrote')\n"
+             f"try:\n    open({str(REPO / 'written_by_kernel.txt')!r}, 'w'); print('wrote')\n"
              "except OSError:\n    print('read-only')\n"
              "open('inside.txt', 'w').write('ok'); print('inside')\n")
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
@@ -122,7 +122,7 @@ def test_isolated_kernel_has_no_network_and_a_read_only_world(tmp_path):
                            "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                           env={**__import__("os").environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
     assert proc.stdout.split("\n")[:4] == ["no-net", "absent", "read-only", "inside"], proc.stdout + proc.stderr
-    assert not (tmp_path / "outside.txt").exists() and (kdir / "inside.txt").exists()
+    assert not (REPO / "written_by_kernel.txt").exists() and (kdir / "inside.txt").exists()
 
 
 @pytest.mark.skipif(bool(sandbox.isolation_problem()) or __import__("os").geteuid() != 0,
