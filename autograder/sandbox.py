@@ -380,7 +380,8 @@ def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | N
     cgroup = None
     if args.pids_cgroup == "on" and os.geteuid() == 0:  # RLIMIT_NPROC does not bind root
         try:
-            cgroup = make_pids_cgroup(f"{CGROUP_PREFIX}{os.getpid()}", 1 + args.processes)
+            # itself, the process that waits outside the kernel's PID namespace (isolated), and N more
+            cgroup = make_pids_cgroup(f"{CGROUP_PREFIX}{os.getpid()}", 1 + (args.isolate == "on") + args.processes)
             (cgroup / "cgroup.procs").write_text(str(os.getpid()))
         except OSError as err:
             print(f"sandbox: no pids cgroup ({err}): the kernel runs as root without a process limit", file=sys.stderr)

@@ -65,12 +65,16 @@ def test_root_kernel_may_start_20_processes_and_no_more(isolate):
         first = proc.stdout.splitlines()[0] if proc.stdout else ""
         assert first.startswith("refused 20 BlockingIOError(11,"), proc.stdout[:500] + proc.stderr[-2000:]
         pids = [int(p) for p in proc.stdout.splitlines()[1].split()[1:]]
-        assert len(alive(pids)) == 20  # detached: the kernel's exit did not take them along
         [pid_file] = pid_dir.glob("kernel-*.pid")
         folder, cgroup = pid_file.read_text().splitlines()
         assert Path(folder) == kdir.resolve() and Path(cgroup).name == f"{sandbox.CGROUP_PREFIX}{pid_file.stem[7:]}"
+        left = [int(p) for p in (Path(cgroup) / "cgroup.procs").read_text().split()]
+        if isolate == "on":  # the kernel was process 1 of its PID namespace: its exit took them along
+            assert left == []
+        else:  # detached: the kernel's exit did not take them along; the grader's stop does
+            assert len(alive(pids)) == 20 and len(left) == 20
         assert sandbox.stop_kernels(pid_dir, kdir.resolve()) == 1
-        assert alive(pids) == [] and not Path(cgroup).exists()
+        assert alive(left) == [] and not Path(cgroup).exists()
     finally:
         sandbox.stop_kernels(pid_dir, kdir.resolve())
         subprocess.run(["rm", "-rf", str(kdir), str(pid_dir)])
