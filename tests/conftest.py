@@ -4,6 +4,9 @@ import torch
 
 from course_lib.device import torch_threads
 
+#: hostile notebooks: graded in a sandbox by tests/test_redteam_blind.py, never run by nbval
+collect_ignore = ["redteam_blind"]
+
 DEVICES = [
     pytest.param("cpu", id="cpu"),
     pytest.param("cuda", id="cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")),

@@ -237,8 +237,9 @@ def main():
     student_nb_path = os.path.join(repo, "notebooks", ASSIGNMENT + ".ipynb")
     student_text = open(student_nb_path).read()
     student_nb = json.loads(student_text)
-    build_attacks.build(student_nb_path)  # rebuild from this repo's student notebook
-    manifest = json.load(open(os.path.join(build_attacks.ATTACKS_DIR, "manifest.json")))
+    attacks_dir = os.path.join(out_root, "attacks")
+    build_attacks.build(student_nb_path, attacks_dir)  # rebuilt from this repo's student notebook, outside the tree
+    manifest = json.load(open(os.path.join(attacks_dir, "manifest.json")))
     if args.only:
         manifest = [m for m in manifest if m["name"] in args.only]
 
@@ -259,7 +260,7 @@ def main():
         wrong = build_attacks.build_notebook(student_nb, prefix={"table_scores": "# %s\n" % t["CONTROL"]})
         put("control_wrong", wrong)
         for m in manifest:
-            put(m["name"], json.load(open(os.path.join(build_attacks.ATTACKS_DIR, m["name"] + ".ipynb"))))
+            put(m["name"], json.load(open(os.path.join(attacks_dir, m["name"] + ".ipynb"))))
         sub_hashes = {p: hashlib.sha256(open(p, "rb").read()).hexdigest()
                       for p in glob.glob(os.path.join(subs, "*", ASSIGNMENT, "*.ipynb"))}
 
