@@ -7,13 +7,18 @@ the canaries, grades, and says for each attack whether anything got out, with th
 """
 import json
 import os
+import pwd
+import shutil
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 
 from autograder.sandbox import isolation_problem
 from notebook_runner import REPO
+from test_exchange import unreadable_repository, view_script
 
 pytestmark = [pytest.mark.pipeline,
               pytest.mark.skipif(os.geteuid() != 0 or bool(isolation_problem()),
@@ -26,12 +31,53 @@ ACCEPTED = {
 }
 
 
-def test_every_blind_attack_is_contained(tmp_path):
-    proc = subprocess.run([sys.executable, str(REPO / "tests" / "redteam_blind" / "run_attacks.py"), "--repo", str(REPO),
-                           "--out", str(tmp_path), "--python", sys.executable], capture_output=True, text=True,
-                          timeout=1200)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    verdicts = json.loads((tmp_path / "verdicts.json").read_text())
-    assert len(verdicts) >= 30
-    escaped = {v["attack"]: v["evidence"] for v in verdicts if v["result"] != "CONTAINED"}
-    assert set(escaped) <= set(ACCEPTED), escaped
+def _free_name(stem: str) -> str:
+    for n in range(100):
+        try:
+            pwd.getpwnam(f"{stem}{n}")
+        except KeyError:
+            return f"{stem}{n}"
+    raise RuntimeError(f"no free account name like {stem}N")
+
+
+@pytest.fixture(params=["root", "account"])
+def grader(request):
+    """Who grades: root, or an unprivileged account made for the test (what the README recommends)."""
+    if request.param == "root":
+        yield ""
+        return
+    if shutil.which("useradd") is None or shutil.which("setpriv") is None:
+        pytest.skip("useradd and setpriv are needed to grade as an unprivileged account")
+    if unreadable_repository():
+        pytest.skip(unreadable_repository())
+    name = _free_name(f"rtb{os.getpid() % 10000}g")
+    subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+                    "--user-group", "--no-log-init", name], check=True, capture_output=True, text=True)
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, text=True)
+
+
+def test_every_blind_attack_is_contained(grader):
+    out = Path(tempfile.mkdtemp(prefix="rtblind-"))  # not under pytest's 0700 folders: an account must reach it
+    stage = Path(tempfile.mkdtemp(prefix="rtblind-view-"))
+    runner = [sys.executable, str(REPO / "tests" / "redteam_blind" / "run_attacks.py"), "--repo", str(REPO),
+              "--out", str(out), "--python", sys.executable]
+    if grader:  # the account grades; where the interpreter lives in a folder it cannot enter, it is shown to it
+        view = view_script(stage)
+        runner = ["unshare", "--mount", "--propagation", "private", "--", "sh", "-ec", view + '\nexec "$@"', "sh",
+                  *runner] if view else runner
+        runner += ["--as-user", grader]
+    try:
+        proc = subprocess.run(runner, capture_output=True, text=True, timeout=1200)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        verdicts = json.loads((out / "verdicts.json").read_text())
+        assert len(verdicts) >= 30
+        controls = proc.stdout.split("controls:", 1)[-1].splitlines()[0]
+        assert "blank 0.0, wrong answers 0.0" in controls, controls  # the batch was graded, as this account
+        escaped = {v["attack"]: v["evidence"] for v in verdicts if v["result"] != "CONTAINED"}
+        assert set(escaped) <= set(ACCEPTED), escaped
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)

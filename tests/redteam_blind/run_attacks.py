@@ -224,6 +224,7 @@ def main():
     ap.add_argument("--only", nargs="*", help="attack names (default: all)")
     ap.add_argument("--python", default="/work/main/.venv/bin/python")
     ap.add_argument("--jobs", default="2")
+    ap.add_argument("--as-user", default="", help="grade as this (unprivileged) account; the runner itself stays root")
     args = ap.parse_args()
     repo = os.path.abspath(args.repo)
     out_root = os.path.abspath(args.out or os.path.join("/tmp", "rtblind-" + secrets.token_hex(4)))
@@ -281,6 +282,14 @@ def main():
                     "HF_HUB_OFFLINE": "1", "HOME": can.home, "RTCANARY_ENV_SECRET": t["CANARY-ENV"]})
         cmd = [args.python, "-m", "autograder", "grade", "05", subs, "--out", grades_dir, "--jobs", args.jobs,
                "--timeout", "8", "--wall-seconds", "60"]
+        if args.as_user:  # the grading account owns the run's folder (the canary HOME included), nothing else
+            import pwd
+            account = pwd.getpwnam(args.as_user)
+            for folder, _, files in os.walk(out_root):
+                for path in [folder, *(os.path.join(folder, f) for f in files)]:
+                    os.lchown(path, account.pw_uid, account.pw_gid)
+            env.update({"USER": args.as_user, "LOGNAME": args.as_user})
+            cmd = ["setpriv", "--reuid", str(account.pw_uid), "--regid", str(account.pw_gid), "--clear-groups", "--"] + cmd
         print("grading %d submissions: %s" % (len(manifest) + 2, " ".join(cmd)), flush=True)
         t0 = time.time()
         log = open(os.path.join(out_root, "grader.log"), "w")
