@@ -104,7 +104,8 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
     return nb, ""
 
 
-def _api(root: Path, release_nb: nbformat.NotebookNode, isolated: bool = False, kernel_dir: Path | None = None):
+def _api(root: Path, release_nb: nbformat.NotebookNode, source_nb: nbformat.NotebookNode, isolated: bool = False,
+         kernel_dir: Path | None = None):
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
@@ -114,7 +115,7 @@ def _api(root: Path, release_nb: nbformat.NotebookNode, isolated: bool = False, 
     config.Autograde.permissions = 644  # nbgrader's 444 would stop us adding notes unless we are root
     config.Autograde.autograde_preprocessors = [
         verdict.TrustedExecute if p is Execute else p for p in Autograde.class_traits()["autograde_preprocessors"].default()]
-    config.TrustedExecute.test_ids = verdict.test_ids(release_nb)
+    config.TrustedExecute.test_sources = verdict.test_sources(source_nb)
     config.TrustedExecute.checks_module = verdict.checks_module_of(release_nb)
     config.TrustedExecute.exchange_dir = str(kernel_dir or "")
     for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
@@ -231,7 +232,8 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     watchdog = Watchdog(wall_seconds, disk_mb, kernel_dir, lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
     watchdog.start()
     try:
-        api = _api(root, release_nb, isolated, kernel_dir)
+        source_nb = nbformat.read(Path(template) / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+        api = _api(root, release_nb, source_nb, isolated, kernel_dir)
         outcome = api.autograde(assignment, student_id)
     finally:
         watchdog.done.set()

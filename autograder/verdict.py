@@ -2,8 +2,8 @@
 
 :class:`TrustedExecute` replaces nbgrader's ``Execute`` in ``Autograde.autograde_preprocessors``.
 It runs every cell of the submission in the student's kernel, as nbgrader does, except the
-test cells. A test cell (hidden tests included, as nbgrader restored them from the gradebook)
-runs here instead (:func:`run_test_cell`): ``checks`` is the notebook's checks module imported
+test cells. A test cell runs here instead, from the instructors' notebook (hidden tests included;
+never the source the submission carries) (:func:`run_test_cell`): ``checks`` is the notebook's checks module imported
 by the grader, ``torch`` the grader's torch, and every other name the cell uses is looked up
 in the kernel at that moment: a plain value comes back as data, a function or class as a
 :class:`course_lib.remote_answer.KernelName` whose calls run in the kernel and return data.
@@ -30,7 +30,7 @@ import numpy as np
 import torch
 from nbformat import NotebookNode
 from nbgrader.preprocessors import Execute
-from traitlets import Integer, List, Unicode
+from traitlets import Dict, Integer, Unicode
 
 from course_lib.answer_wire import MIME, WireError
 from course_lib.grading import AnswerError
@@ -109,11 +109,11 @@ def checks_module_of(nb: NotebookNode) -> str:
     raise ValueError("the notebook does not import a module of checks")
 
 
-def test_ids(nb: NotebookNode) -> list[str]:
-    """grade ids of the notebook's autograded test cells."""
-    return [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
+def test_sources(nb: NotebookNode) -> dict[str, str]:
+    """grade id -> source of the notebook's autograded test cells (give it the instructors' notebook)."""
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
             if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
-            and not c.metadata["nbgrader"].get("solution")]
+            and not c.metadata["nbgrader"].get("solution")}
 
 
 class KernelLine(Channel):
@@ -147,7 +147,8 @@ class KernelLine(Channel):
 class TrustedExecute(Execute):
     """nbgrader's Execute, with test cells run in the grader (see the module's docstring)."""
 
-    test_ids = List(Unicode(), help="grade ids of the test cells, from the released notebook").tag(config=True)
+    test_sources = Dict(Unicode(), help="grade id -> source of each test cell, from the instructors' notebook; "
+                                         "what runs here, whatever the submission's cell says").tag(config=True)
     checks_module = Unicode("", help="the notebook's module of checks").tag(config=True)
     max_cell_output = Integer(1 << 20, help="characters of output kept per cell").tag(config=True)
     max_notebook_output = Integer(8 << 20, help="characters of output kept per notebook").tag(config=True)
@@ -161,12 +162,10 @@ class TrustedExecute(Execute):
 
     def preprocess_cell(self, cell, resources, index):
         grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.cell_type == "code" and grade_id in self.test_ids:
-            import time; t0 = time.time()
+        if cell.cell_type == "code" and grade_id in self.test_sources:
             self._line.index = index
-            cell.outputs = run_test_cell(cell.source, self.checks_module, self._line, grade_id)
+            cell.outputs = run_test_cell(self.test_sources[grade_id], self.checks_module, self._line, grade_id)
             cell.execution_count = None
-            print("TIMING", grade_id, time.time() - t0, file=open("/tmp/timing.log", "a"))
             self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
             return cell, self.resources
         return super().preprocess_cell(cell, resources, index)

@@ -269,11 +269,13 @@ def test_pasted_cells_keep_their_place_in_grading(tmp_path, release05):
     assert len({c.id for c in graded.cells}) == len(graded.cells)
 
 
-def test_the_checks_module_is_read_from_the_notebook(release05):
+def test_the_checks_module_and_the_test_sources_come_from_the_notebooks(release05):
     assert verdict.checks_module_of(release05) == SELF_ATTENTION
-    assert set(verdict.test_ids(release05)) == {gid for gid, c in grade_ids(release05).items()
-                                                  if c.cell_type == "code" and c.metadata.nbgrader.get("grade")
-                                                  and not c.metadata.nbgrader.get("solution")}
+    source = nbformat.read(REPO / "solutions" / "05_self_attention.ipynb", as_version=4)
+    tests = verdict.test_sources(source)
+    assert set(tests) == {gid for gid, c in grade_ids(release05).items() if c.cell_type == "code"
+                          and c.metadata.nbgrader.get("grade") and not c.metadata.nbgrader.get("solution")}
+    assert all("BEGIN HIDDEN TESTS" in text for text in tests.values())  # the instructors' version
 
 
 # ---------------------------------------------------------------------------
