@@ -69,13 +69,13 @@ class Limits:
 @functools.lru_cache(maxsize=1)
 def isolation_problem() -> str:
     """'' when the kernel can be isolated here (``unshare -rnm``), else one sentence saying why not."""
-    if any(shutil.which(tool) is None for tool in ("unshare", "mount", "pivot_root")):
+    if any(shutil.which(tool, path=TOOL_PATH) is None for tool in ("unshare", "mount", "pivot_root")):
         return "the unshare, mount and pivot_root commands (util-linux) are not installed"
     try:
         stage = _stage([])
         probe = f"mount -t tmpfs none {stage} && mkdir {stage}/proc && mount -t proc proc {stage}/proc && unshare -rm true"
         proc = subprocess.run(["unshare", "-rnm", "--pid", "--fork", "--", "sh", "-c", probe],
-                              capture_output=True, text=True, timeout=20)
+                              capture_output=True, text=True, timeout=20, env={**os.environ, "PATH": TOOL_PATH})
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"unshare failed ({err})"
     if proc.returncode != 0:
@@ -258,6 +258,7 @@ def apply_limits(memory_mb: int, processes: int, file_mb: int, cpu_seconds: int 
 # a /proc of the new PID namespace, where no other process is. Nothing else exists there.
 _MOUNT_SCRIPT = r"""
 set -e
+PATH="$PATH:/usr/sbin:/sbin"  # pivot_root lives there, off an ordinary account's PATH
 kdir="$1"; stage="$2"; keep="$3"; tmp_mb="$4"
 while [ "$1" != "--" ]; do shift; done
 shift
@@ -299,6 +300,8 @@ cd "$kdir"
 exec unshare -rm -- "$@"
 """
 
+#: where the isolation's tools are looked for (pivot_root is in sbin, off an ordinary account's PATH)
+TOOL_PATH = os.pathsep.join([os.environ.get("PATH", os.defpath), "/usr/sbin", "/sbin"])
 #: what a kernel sees besides the Python environment, course_lib and its own folder (read-only, where present)
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/ld.so.cache", "/etc/ld.so.conf",
                 "/etc/ld.so.conf.d", "/etc/localtime", "/etc/nsswitch.conf", "/etc/passwd", "/etc/group",
