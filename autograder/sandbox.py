@@ -101,12 +101,6 @@ def cgroup_mounts() -> list[tuple[Path, str, str]]:
     return mounts
 
 
-def _cgroup_folders() -> list[str]:
-    """What hides every cgroup from a kernel: the outermost of the cgroup mounts and /sys/fs/cgroup."""
-    points = {point for point, _, _ in cgroup_mounts()} | {p for p in [Path("/sys/fs/cgroup")] if p.is_dir()}
-    return sorted(str(p) for p in points if not any(other in p.parents for other in points))
-
-
 def _pids_roots() -> list[Path]:
     """Folders in which a cgroup gets a ``pids.max``: cgroup v1's pids hierarchy, cgroup v2 with the pids controller."""
     roots = []
