@@ -21,11 +21,14 @@ import nbformat
 from nbformat import NotebookNode
 
 
-def _grade_id(cell) -> str | None:
+def grade_id(cell) -> str | None:
+    """The cell's nbgrader grade id, or None."""
     return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
 
 
-def _is_test(meta: dict) -> bool:
+def is_test_cell(cell) -> bool:
+    """An autograded test cell: graded, not an answer."""
+    meta = cell.get("metadata", {}).get("nbgrader", {})
     return bool(meta.get("grade")) and not meta.get("solution")
 
 
@@ -40,12 +43,12 @@ def _as_type(cell: NotebookNode, cell_type: str) -> NotebookNode:
 
 def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
     """Repair ``nb`` in place (see the module's docstring); returns what was changed, one sentence each."""
-    released = {_grade_id(c): c for c in release_nb.cells if _grade_id(c)}
+    released = {grade_id(c): c for c in release_nb.cells if grade_id(c)}
     notes: list[str] = []
     seen: set[str] = set()
     cells = []
     for cell in nb.cells:
-        gid = _grade_id(cell)
+        gid = grade_id(cell)
         if "nbgrader" not in cell.get("metadata", {}):
             cells.append(cell)
             continue
@@ -55,7 +58,7 @@ def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
             continue
         model = released[gid]
         if gid in seen:
-            if _is_test(model.metadata["nbgrader"]):
+            if is_test_cell(model):
                 notes.append(f"A copy of the check cell {gid} was ignored: only the first one counts.")
                 continue
             notes.append(f"A copy of the graded cell {gid} ran as an ordinary cell: only the first one is graded.")
@@ -69,13 +72,13 @@ def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
         cell = _as_type(cell, model.cell_type)
         cell.metadata["nbgrader"] = copy.deepcopy(model.metadata["nbgrader"])
         cells.append(cell)
-    order = [_grade_id(c) or c.get("id") for c in release_nb.cells]
+    order = [grade_id(c) or c.get("id") for c in release_nb.cells]
     for position, model in enumerate(release_nb.cells):
-        gid = _grade_id(model)
-        if not gid or gid in seen or not _is_test(model.metadata["nbgrader"]):
+        gid = grade_id(model)
+        if not gid or gid in seen or not is_test_cell(model):
             continue
         notes.append(f"The check cell {gid} was missing from this notebook; the grader put it back.")
-        keys = [_grade_id(c) or c.get("id") for c in cells]
+        keys = [grade_id(c) or c.get("id") for c in cells]
         anchor = next((order[i] for i in reversed(range(position)) if order[i] in keys), None)
         at = keys.index(anchor) + 1 if anchor is not None else len(cells)
         restored = copy.deepcopy(model)

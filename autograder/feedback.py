@@ -15,6 +15,8 @@ from pathlib import Path
 
 import nbformat
 
+from .cell_repair import grade_id, is_test_cell
+
 HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
 HIDDEN_END = "### END HIDDEN TESTS"
 
@@ -34,22 +36,13 @@ def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
     return sorted(set(lines), key=len, reverse=True)
 
 
-def _grade_id(cell) -> str | None:
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
-def _is_test_cell(cell) -> bool:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
-
-
 def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, notes: list[str] = ()) -> None:
     """Rewrite an autograded notebook in place: test cells as released, and the grader's notes at the end."""
     nb = nbformat.read(autograded, as_version=4)
-    released = {_grade_id(c): c.source for c in release_nb.cells if _grade_id(c)}
+    released = {grade_id(c): c.source for c in release_nb.cells if grade_id(c)}
     for cell in nb.cells:
-        if _is_test_cell(cell) and _grade_id(cell) in released:
-            cell.source = released[_grade_id(cell)]
+        if is_test_cell(cell) and grade_id(cell) in released:
+            cell.source = released[grade_id(cell)]
     if notes:
         nb.cells.append(nbformat.v4.new_markdown_cell("**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
     nbformat.write(nb, autograded)
@@ -63,14 +56,14 @@ def failures(autograded: Path) -> dict[str, str]:
     nb = nbformat.read(autograded, as_version=4)
     found: dict[str, str] = {}
     for cell in nb.cells:
-        if not _is_test_cell(cell):
+        if not is_test_cell(cell):
             continue
         for output in cell.get("outputs", []):
             if output.output_type != "error":
                 continue
             lines = [ANSI.sub("", line).strip() for line in output.get("traceback", [])]
             text = next((line for line in reversed(lines) if line), "") or f"{output.ename}: {output.evalue}"
-            found[_grade_id(cell)] = text.splitlines()[0].lstrip("✘ ").strip()[:300]
+            found[grade_id(cell)] = text.splitlines()[0].lstrip("✘ ").strip()[:300]
             break
     return found
 

@@ -36,6 +36,8 @@ from course_lib.answer_wire import MIME, WireError
 from course_lib.grading import AnswerError
 from course_lib.remote_answer import Channel, KernelError, resolve
 
+from .cell_repair import grade_id, is_test_cell
+
 #: names a test cell may use that are the grader's own, never the kernel's
 GRADER_NAMES = ("checks", "torch")
 #: a longer request goes through a file in the kernel's folder, not into the kernel's code
@@ -111,9 +113,7 @@ def checks_module_of(nb: NotebookNode) -> str:
 
 def test_sources(nb: NotebookNode) -> dict[str, str]:
     """grade id -> source of the notebook's autograded test cells (give it the instructors' notebook)."""
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in nb.cells
-            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("grade")
-            and not c.metadata["nbgrader"].get("solution")}
+    return {grade_id(c): c.source for c in nb.cells if c.cell_type == "code" and is_test_cell(c)}
 
 
 class KernelLine(Channel):
@@ -161,10 +161,10 @@ class TrustedExecute(Execute):
         return super().preprocess(nb, resources, km)
 
     def preprocess_cell(self, cell, resources, index):
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-        if cell.cell_type == "code" and grade_id in self.test_sources:
+        gid = grade_id(cell)
+        if cell.cell_type == "code" and gid in self.test_sources:
             self._line.index = index
-            cell.outputs = run_test_cell(self.test_sources[grade_id], self.checks_module, self._line, grade_id)
+            cell.outputs = run_test_cell(self.test_sources[gid], self.checks_module, self._line, gid)
             cell.execution_count = None
             self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
             return cell, self.resources
