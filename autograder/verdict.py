@@ -33,10 +33,11 @@ from nbgrader.preprocessors import Execute
 from traitlets import Dict, Integer, Unicode
 
 from course_lib.answer_wire import MIME, WireError
-from course_lib.grading import AnswerError
+from course_lib.grading import AnswerError, hidden_cases
 from course_lib.remote_answer import Channel, KernelError, resolve
 
 from .cell_repair import grade_id, is_test_cell
+from .feedback import HIDDEN_BEGIN, HIDDEN_END
 
 #: names a test cell may use that are the grader's own, never the kernel's
 GRADER_NAMES = ("checks", "torch")
@@ -79,7 +80,9 @@ def run_test_cell(source: str, checks_module: str, channel: Channel, label: str 
             names = _names_used(source)
             namespace.update(resolve(names, channel) if names else {})
             _reseed()
-            exec(compile(source, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
+            for hidden, part in test_parts(source):
+                with hidden_cases() if hidden else contextlib.nullcontext():
+                    exec(compile(part, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
         except AnswerError as err:
             outputs.append(_error_output("AnswerError", err.message, _render(err)))
         except NameError as err:
@@ -96,6 +99,25 @@ def run_test_cell(source: str, checks_module: str, channel: Channel, label: str 
             outputs.append(_error_output(type(err).__name__, str(err)[:300], line))
     text = printed.getvalue()
     return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + outputs
+
+
+def test_parts(source: str) -> list[tuple[bool, str]]:
+    """A test cell's source cut at nbgrader's hidden-test markers: (is hidden, source) in order.
+
+    Each part keeps its place in the cell (blank lines stand for the others), so line numbers hold.
+    """
+    parts: list[tuple[bool, list[str]]] = [(False, [])]
+    for line in source.splitlines():
+        marker = line.strip()
+        if marker in (HIDDEN_BEGIN, HIDDEN_END):
+            parts.append((marker == HIDDEN_BEGIN, []))
+        parts[-1][1].append("" if marker in (HIDDEN_BEGIN, HIDDEN_END) else line)
+    lines_before = 0
+    out = []
+    for hidden, lines in parts:
+        out.append((hidden, "\n" * lines_before + "\n".join(lines)))
+        lines_before += len(lines)
+    return [(hidden, text) for hidden, text in out if text.strip()]
 
 
 def checks_module_of(nb: NotebookNode) -> str:

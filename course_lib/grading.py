@@ -17,15 +17,17 @@ short message instead of a traceback (nbgrader still counts it as a failed test)
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import linecache
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import torch
 
 from course_lib.answer_wire import handle_in
+from course_lib.diagnosis import Terms, diagnose, list_words
 
 __all__ = [
     "AnswerError",
@@ -41,6 +43,13 @@ __all__ = [
     "forbidden",
     "report_pass",
     "describe",
+    "Terms",
+    "case_note",
+    "hidden_cases",
+    "explain",
+    "Probe",
+    "zeroed",
+    "probe",
 ]
 
 
@@ -58,6 +67,29 @@ class AnswerError(AssertionError):
 
 class ForbiddenCallError(RuntimeError):
     """Raised when a switched-off function is called during a graded call."""
+
+
+# ---------------------------------------------------------------------------
+# hidden cases: the grader runs them, and their parameters stay out of the feedback
+
+_HIDDEN = contextvars.ContextVar("hidden_cases", default=False)
+
+
+@contextlib.contextmanager
+def hidden_cases() -> Iterator[None]:
+    """Inside the block, checks run hidden cases: their lines say that a case failed, not its parameters."""
+    token = _HIDDEN.set(True)
+    try:
+        yield
+    finally:
+        _HIDDEN.reset(token)
+
+
+def case_note(case: str) -> str:
+    """' (test case: ...)' after a failure's sentence; for a hidden case only that it was one."""
+    if not case:
+        return ""
+    return " (a hidden test case)" if _HIDDEN.get() else f" (test case: {case})"
 
 
 # ---------------------------------------------------------------------------
@@ -82,8 +114,12 @@ def describe(x: Any) -> str:
     if isinstance(x, torch.Tensor):
         return f"a {str(x.dtype).replace('torch.', '')} tensor of shape {tuple(x.shape)} on {x.device}"
     if isinstance(x, (tuple, list)):
-        return f"a {type(x).__name__} of {len(x)} items"
-    return f"a {type(x).__name__}"
+        return f"{_article(type(x).__name__)} {type(x).__name__} of {len(x)} items"
+    return f"{_article(type(x).__name__)} {type(x).__name__}"
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
 
 
 def check_tensor(
@@ -164,15 +200,20 @@ def compare(
     what: str = "your answer",
     case: str = "",
     pick: Callable[[Any], Any] | None = None,
+    terms: Terms | None = None,
+    probes: Callable[[], str | None] | None = None,
 ) -> torch.Tensor:
-    """Compare ``answer`` with ``expected``; on a mismatch, name the matching mistake.
+    """Compare ``answer`` with ``expected``; on a mismatch, name the mistake.
 
-    Each variant's ``compute(*inputs)`` gives the wrong answer for that mistake; ``pick``
-    selects the relevant part of a variant's result (e.g. ``lambda r: r[1]`` for weights).
-    The catalogue is consulted before the shape check, so an answer whose shape is wrong
-    *because of* a known mistake is told about the mistake, not only the shape.
+    First the catalogue: each variant's ``compute(*inputs)`` gives the wrong answer for that mistake;
+    ``pick`` selects the relevant part of a variant's result (e.g. ``lambda r: r[1]`` for weights).
+    It is consulted before the shape check, so an answer whose shape is wrong *because of* a known
+    mistake is told about the mistake, not only the shape. Then, for mistakes nobody catalogued,
+    the general diagnosis (:func:`course_lib.diagnosis.diagnose`, in the exercise's ``terms``) and
+    the exercise's ``probes`` (a function that runs the student's code on inputs built to isolate one
+    part of it and returns a sentence naming the part that is wrong, or None).
     """
-    where = f" (test case: {case})" if case else ""
+    where = case_note(case)
     if isinstance(answer, torch.Tensor) and close(answer, expected):
         return check_tensor(exercise, answer, what=what, dtype=expected.dtype, device=expected.device)
     if isinstance(answer, torch.Tensor):
@@ -185,14 +226,28 @@ def compare(
                 continue
             if close(answer, wrong) and not close(wrong, expected):
                 raise AnswerError(exercise, f"{variant.message}{where}")
+    found = explain(answer, expected, terms=terms, what=what, probes=probes)
+    if found:
+        raise AnswerError(exercise, f"{found}{where}")
     answer = check_tensor(exercise, answer, what=what, shape=expected.shape, device=expected.device)
-    if bool(torch.isnan(answer).any()) and not bool(torch.isnan(expected).any()):
-        raise AnswerError(exercise, f"{what} contains NaN where the correct answer has none{where}.")
     raise AnswerError(
         exercise,
         f"{what} has the right shape but the wrong values{where}: the largest difference from the "
         f"correct answer is {_max_abs_diff(answer, expected):.3g}.",
     )
+
+
+def explain(answer: Any, expected: torch.Tensor, *, terms: Terms | None = None, what: str = "your answer",
+            probes: Callable[[], str | None] | None = None) -> str | None:
+    """The general diagnosis of a wrong tensor, and what the exercise's probes found, as one or two sentences."""
+    if not isinstance(answer, torch.Tensor):
+        return probes() if probes is not None else None
+    found = diagnose(answer, expected, terms, what, partial=False)
+    if found and "NaN" in found and probes is not None:  # where the NaN comes from, if a probe can tell
+        return " ".join(s for s in (found, probes()) if s)
+    if found:
+        return found
+    return (probes() if probes is not None else None) or diagnose(answer, expected, terms, what)
 
 
 # ---------------------------------------------------------------------------
@@ -326,8 +381,69 @@ def call_answer_each(
     return results
 
 
+# ---------------------------------------------------------------------------
+# probes: the student's function on inputs built to isolate one part of it
+
+
+@dataclass(frozen=True)
+class Probe:
+    """Inputs that isolate one part of an exercise; ``label`` says what is special about them ("with one head")."""
+
+    label: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+    hint: str = ""     # where to look when the answer is right only on these inputs
+
+
+def zeroed(names: Sequence[str], args: Sequence[Any], kwargs: dict | None = None,
+           only: Sequence[str] | None = None, hints: dict[str, str] | None = None) -> list[Probe]:
+    """One probe per tensor argument (or those named in ``only``), that argument set to zero.
+
+    A mistake that lives only in how one input is used disappears when that input is zero.
+    """
+    probes = []
+    for index, (name, value) in enumerate(zip(names, args)):
+        if not isinstance(value, torch.Tensor) or not value.is_floating_point() or (only and name not in only):
+            continue
+        changed = list(args)
+        changed[index] = torch.zeros_like(value)
+        hint = (hints or {}).get(name, f"look at how {name} enters your computation")
+        probes.append(Probe(f"when {name} is zero", tuple(changed), dict(kwargs or {}), hint))
+    return probes
+
+
+def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any], probes: Sequence[Probe], *,
+          what: str = "your answer", pick: Callable[[Any], Any] | None = None, banned: Sequence[Banned] = (),
+          reason: str = "", substitutes: dict[str, Callable[..., Any]] | None = None) -> str | None:
+    """Run ``func`` on each probe's inputs (one trip to the student's kernel) and compare with ``reference``.
+
+    Returns a sentence when the answer is right on one or two of the probes and wrong on the
+    others, which is where the mistake hides; otherwise None.
+    """
+    results = call_answer_each(exercise, func, [(p.args, p.kwargs) for p in probes], banned=banned, reason=reason,
+                               substitutes=substitutes)
+    right, wrong = [], []
+    for item, result in zip(probes, results):
+        try:
+            got = result if pick is None or isinstance(result, AnswerError) else pick(result)
+            expected = reference(*item.args, **item.kwargs)
+            expected = expected if pick is None else pick(expected)
+        except Exception:  # the answer's structure is wrong; other messages say so
+            got, expected = None, None
+        ok = isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and close(got, expected)
+        (right if ok else wrong).append(item)
+    if not right or len(right) > 2 or not wrong:
+        return None
+    hint = right[0].hint if len(right) == 1 and right[0].hint else "the mistake is in what those inputs leave out"
+    return (f"{what} is right {list_words([p.label for p in right], 'and')} but wrong "
+            f"{list_words([p.label for p in wrong], 'or')}: {hint}.")
+
+
 def report_pass(exercise: str, detail: str = "") -> None:
-    """Print the success line of a "check my answer" cell."""
+    """Print the success line of a "check my answer" cell (a hidden case's line keeps its parameters to itself)."""
+    if _HIDDEN.get():
+        print(f"\u2714 {exercise}: correct on a hidden case.")
+        return
     suffix = f" ({detail})" if detail else ""
     print(f"\u2714 {exercise}: correct{suffix}.")
 

@@ -26,7 +26,8 @@ from torch import nn
 
 import course_lib.bert as course_bert
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, call_answer_each, check_tensor, compare, describe, report_pass
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
+                                 check_tensor, compare, describe, probe, report_pass, zeroed)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word
@@ -295,6 +296,11 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
     ex = "mask_tokens"
     ids, special = masking_batch(rows, length, vocab_size=vocab_size, seed=seed, device=device)
     inputs, labels = _call_masking(ex, mask_tokens, ids, special, seed + 1, vocab_size, mask_id)
+    ignored = set(labels[labels != ids].unique().tolist())  # the value used where nothing is predicted
+    if len(ignored) == 1 and ignored != {IGNORE} and bool((labels == ids).float().mean() > 0.05):
+        other = ignored.pop()
+        raise AnswerError(ex, f"your labels use {other} for the positions that are not predicted; the loss ignores "
+                              f"-100 (F.cross_entropy's ignore_index), so use -100 there.")
     selected = labels != IGNORE
     n_plain = int((~special).sum())
     n_selected = int(selected.sum())
@@ -452,18 +458,18 @@ def check_nsp_pair(nsp_pair: Callable, *, pairs: Sequence[tuple[str, str]] | Non
             wrong_ids, wrong_types = variant.compute(ids_a, ids_b, cls_id, sep_id)
             if (got_ids, got_types) == (wrong_ids, wrong_types) and (wrong_ids, wrong_types) != (
                     expected_ids, expected_types):
-                raise AnswerError(ex, f"{variant.message} (test case: {case})")
+                raise AnswerError(ex, f"{variant.message}{case_note(case)}")
         if (cls_id, sep_id) != (tok.cls_token_id, tok.sep_token_id):
             plain = _pair(ids_a, ids_b, tok.cls_token_id, tok.sep_token_id)
             if (got_ids, got_types) == plain:
-                raise AnswerError(ex, f"you wrote BERT's ids 101 and 102; use the arguments cls_id and sep_id "
-                                      f"(test case: {case}).")
+                raise AnswerError(ex, f"you wrote BERT's ids 101 and 102; use the arguments cls_id and sep_id"
+                                      f"{case_note(case)}.")
         if len(got_ids) != len(got_types):
             raise AnswerError(ex, f"input_ids has {len(got_ids)} entries but token_type_ids {len(got_types)}; there is "
                                   "one token type per token.")
         if got_ids != expected_ids:
-            raise AnswerError(ex, f"input_ids should be {expected_ids}, got {got_ids} (test case: {case}).")
-        raise AnswerError(ex, f"token_type_ids should be {expected_types}, got {got_types} (test case: {case}).")
+            raise AnswerError(ex, f"input_ids should be {expected_ids}, got {got_ids}{case_note(case)}.")
+        raise AnswerError(ex, f"token_type_ids should be {expected_types}, got {got_types}{case_note(case)}.")
     report_pass(ex, f"{len(pairs)} sentence pairs equal to the tokenizer's [CLS] A [SEP] B [SEP]")
 
 
@@ -633,28 +639,28 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         T = len(s)
         if not (0 <= i < T and 0 <= j < T):
             raise AnswerError(ex, f"({i}, {j}) is not a span of the {T} tokens; start and end are positions "
-                                  f"0 .. T-1, the end included (test case: {case}).")
+                                  f"0 .. T-1, the end included{case_note(case)}.")
         score = s[i] + e[j]
         if j >= i and j - i + 1 <= max_len and abs(score - best) <= 1e-6 * max(1.0, abs(best)):
             continue
         if (i, j) == (max(range(T), key=s.__getitem__), max(range(T), key=e.__getitem__)) and j < i:
             raise AnswerError(ex, f"you took the argmax of the start and end logits separately, which gives end "
-                                  f"{j} before start {i}; search over pairs with start <= end (test case: {case}).")
+                                  f"{j} before start {i}; search over pairs with start <= end{case_note(case)}.")
         if j < i:
-            raise AnswerError(ex, f"your span ends ({j}) before it starts ({i}); only spans with start <= end count "
-                                  f"(test case: {case}).")
+            raise AnswerError(ex, f"your span ends ({j}) before it starts ({i}); only spans with start <= end count"
+                                  f"{case_note(case)}.")
         if j - i + 1 == max_len + 1:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens, one more than max_len = {max_len}: the span "
-                                  f"start..end has end - start + 1 tokens, which must be <= max_len (test case: {case}).")
+                                  f"start..end has end - start + 1 tokens, which must be <= max_len{case_note(case)}.")
         if j - i + 1 > max_len:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens but max_len = {max_len}: you ignore max_len "
-                                  f"(end - start + 1 <= max_len) (test case: {case}).")
+                                  f"(end - start + 1 <= max_len){case_note(case)}.")
         short = _span_scores(s, e, max_len, upper=max_len - 1)[0]
         if abs(score - short) <= 1e-6 * max(1.0, abs(short)) and bj - bi + 1 == max_len:
             raise AnswerError(ex, f"your spans are at most {max_len - 1} tokens long, one short: end - start + 1 may "
-                                  f"equal max_len = {max_len} (test case: {case}).")
+                                  f"equal max_len = {max_len}{case_note(case)}.")
         raise AnswerError(ex, f"({i}, {j}) scores {score:.4f} but ({bi}, {bj}) scores {best:.4f}: find the span with the "
-                              f"largest start_logits[start] + end_logits[end] (test case: {case}).")
+                              f"largest start_logits[start] + end_logits[end]{case_note(case)}.")
     report_pass(ex, "the best span of every case, against a brute force over all (start, end) pairs")
 
 
@@ -740,8 +746,8 @@ def check_bert_parameters(bert_parameters: Callable, *, configs: Sequence[tuple]
         for message, count in _count_variants():
             wrong = count(*config)
             if got == wrong != expected:
-                raise AnswerError(ex, f"{message} (test case: {case}: yours {got:,}, transformers' {expected:,})")
-        raise AnswerError(ex, f"{got:,} parameters; transformers.BertModel has {expected:,} (test case: {case}).")
+                raise AnswerError(ex, f"{message}{case_note(case)} (yours {got:,}, transformers' {expected:,})")
+        raise AnswerError(ex, f"{got:,} parameters; transformers.BertModel has {expected:,}{case_note(case)}.")
     report_pass(ex, "; ".join(f"{c:,}" for c in counts) + " parameters, as transformers.BertModel")
 
 

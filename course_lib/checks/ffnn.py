@@ -14,7 +14,8 @@ import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
 from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, compare, describe, report_pass
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, compare, describe, probe,
+                                 report_pass, zeroed)
 
 _COURSE_FFNN = [
     Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),
@@ -96,7 +97,7 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
             expected = _windows(ids, k, BOS_ID, EOS_ID)
             if got == expected:
                 continue
-            where = f" (test case: {case})"
+            where = f"{case_note(case)}"
             for m in (k - 1, k + 1):
                 if got and all(len(c) == m for c, _ in got):
                     raise AnswerError(ex, f"off-by-one context window: each context should hold context_size = {k} "
@@ -130,7 +131,10 @@ def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tu
     g = torch.Generator().manual_seed(seed)
     for shape in shapes:
         ids = torch.randint(vocab_size, shape, generator=g).to(device)
-        ids.view(-1)[0] = vocab_size - 1  # the last word too
+        if shape == shapes[0]:
+            ids.view(-1)[0] = vocab_size - 1  # the last word too
+        else:  # ids below the last word: the width must come from vocab_size, not from the largest id
+            ids = ids.clamp(max=vocab_size - 2)
         expected = F.one_hot(ids, vocab_size).float()
         got = call_answer(ex, one_hot, ids.clone(), vocab_size, banned=_ONE_HOT_BUILTINS, reason=WRITE_IT_YOURSELF)
         case = f"ids of shape {tuple(shape)}, vocab_size={vocab_size}"
@@ -138,6 +142,9 @@ def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tu
             if torch.equal(got.detach().cpu().float(), expected.cpu()):
                 raise AnswerError(ex, f"the values are right but the dtype is {got.dtype}: return float32 "
                                       "(.float()), so that one_hot(ids) @ E is a matrix product of floats.")
+        if isinstance(got, torch.Tensor) and got.shape[:-1] == ids.shape and got.shape[-1] != vocab_size:
+            raise AnswerError(ex, f"your vectors have {got.shape[-1]} entries, but they must have vocab_size = "
+                                  f"{vocab_size}, whatever the largest id in the batch{case_note(case)}.")
         variants = [
             Variant("transposed", "your one-hot matrix is transposed: one row per id, one column per word of the "
                     "vocabulary.", lambda: expected.movedim(-1, 0)),
@@ -273,6 +280,8 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
             raise AnswerError(ex, "return a tensor (so that the loss can be backpropagated), not a Python number.")
         if isinstance(got, torch.Tensor) and got.shape == (1,):
             got = got.reshape(())
+        if isinstance(got, torch.Tensor) and got.dtype == torch.float64 and z.dtype == torch.float32:
+            got = got.float()  # a loss computed in float64 is as good: the exercise asks for the value, not the dtype
         compare(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label)
     report_pass(ex, f"{len(cases)} case(s), numerically stable" if large else f"{len(cases)} case(s)")
 
@@ -308,7 +317,7 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
             raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not {describe(got)}.") from None
         if got == expected:
             continue
-        where = f" (test case: {case})"
+        where = f"{case_note(case)}"
         if got == _ranked(cosine, word_id, k, keep_self=True):
             raise AnswerError(ex, f"your list starts with the word itself (its cosine similarity is 1): leave word_id out{where}.")
         if got == _ranked(E @ E[word_id], word_id, k):

@@ -16,7 +16,9 @@ from torch import nn
 
 import course_lib.lstm as course_lstm
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
+from course_lib.diagnosis import express
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor, compare,
+                                 describe, probe, report_pass, zeroed)
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [
@@ -77,6 +79,9 @@ def _forget_variants() -> list[Variant]:
     ]
 
 
+_HINTS = {"b_f": "look at where you add the bias b_f: inside the sigmoid, f_t = sigmoid(w_f [h; x] + b_f)"}
+
+
 def _random_forget_case(hidden: int, input_dim: int, seed: int, dtype: torch.dtype, device: torch.device):
     g = torch.Generator().manual_seed(seed)
     return (random_tensor((hidden,), dtype, device, g), random_tensor((input_dim,), dtype, device, g),
@@ -96,7 +101,11 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
         h, x, w_f, b_f = inputs
         expected = torch.sigmoid(w_f @ torch.cat([h, x]) + b_f)  # (H,)
         got = call_answer(ex, forget_gate, *(t.clone() for t in inputs))
-        compare(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case)
+        compare(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
+                terms=Terms(axes=("hidden unit",)),
+                probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
+                                                                                    only=("h_prev", "x_t", "b_f"),
+                                                                                    hints=_HINTS)))
     report_pass(ex, f"f = sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f} "
                     f"for the slide, and equal to sigmoid(w_f [h; x] + b_f) for (H, D) in {list(sizes)}")
 
@@ -138,8 +147,15 @@ def check_slide_example(f_slide: Any, c_slide: Any, *, exact: bool = False) -> N
         for wrong, message in mistakes:
             if near(got, wrong):
                 raise AnswerError(ex, message)
+        formula = express(got.item(), {"f_t": exact_f.item(), "c_(t-1)": 2.0, "h_(t-1)": 1.0, "x_t": 0.2})
+        if formula:
+            right = "f_t" if name == "f_slide" else "f_t * c_(t-1)"
+            raise AnswerError(ex, f"{name} = {got.item():.6g} = {formula}, from the slide's numbers; it should be "
+                                  f"{right} = {expected.item():.6f}.")
+        source = ("your forget_gate gives f = sigmoid(1.2) wrongly (see its check above)" if name == "f_slide" else
+                  "c' = f_t * c_(t-1) with c_(t-1) = 2")
         raise AnswerError(ex, f"{name} = {got.item():.6g} is not right: the correct value is about "
-                              f"{expected.item():.2f} (compute it, do not type it).")
+                              f"{expected.item():.2f}; {source}.")
     report_pass(ex, f"f = {exact_f.item():.6f} and c' = {exact_c.item():.6f}; the slide rounds them to 0.77 and 1.54")
 
 
@@ -186,7 +202,8 @@ def _cell_variants() -> list[Variant]:
     order = "PyTorch stacks the gates' rows in the order i, f, g, o (input, forget, candidate, output)"
     return [
         v("order_ifog", f"your gates are in the order i, f, o, g: {order}.", order="ifog"),
-        v("order_figo", f"your gates are in the order f, i, g, o: {order}.", order="figo"),
+        v("order_figo", f"your input and forget gates are swapped (you used the order f, i, g, o): {order}.",
+          order="figo"),
         v("order_iofg", f"your gates are in the wrong order: {order}.", order="iofg"),
         v("order_fiog", f"your gates are in the wrong order: {order}.", order="fiog"),
         v("forget_h", "your forget gate multiplies h_prev; it acts on the old cell: c_t = f * c_prev + i * g.", forget_h=True),
@@ -199,6 +216,35 @@ def _cell_variants() -> list[Variant]:
         v("no_tanh_c", "h_t = o * c_t has no tanh: h_t = o * tanh(c_t).", squash_c=False),
         v("no_input_gate", "c_t = f * c_prev + g is missing the input gate: c_t = f * c_prev + i * g.", input_gate=False),
     ]
+
+
+_GATES = {"i": "input gate", "f": "forget gate", "g": "candidate g", "o": "output gate"}
+
+
+def _gates_held(inputs: tuple, held: dict[str, float]) -> tuple:
+    """The same step with some gates held: their weights zero and their bias +-30, so sigmoid is 1 or 0 (tanh +-1)."""
+    x, h, c, W_ih, W_hh, b_ih, b_hh = inputs
+    W_ih, W_hh, b_ih, b_hh = W_ih.clone(), W_hh.clone(), b_ih.clone(), b_hh.clone()
+    hidden = h.shape[-1]
+    for gate, bias in held.items():
+        rows = slice("ifgo".index(gate) * hidden, ("ifgo".index(gate) + 1) * hidden)
+        W_ih[rows], W_hh[rows], b_ih[rows], b_hh[rows] = 0, 0, bias, 0
+    return x, h, c, W_ih, W_hh, b_ih, b_hh
+
+
+def _gate_probes(lstm_cell: Callable, inputs: tuple, part: int) -> Callable[[], str | None]:
+    """Each gate in turn held open, then shut; and the cell kept as it is (forget gate open, input gate shut)."""
+    def run() -> str | None:
+        probes = [Probe("when the forget gate is open and the input gate shut (so c_t = c_prev)",
+                        _gates_held(inputs, {"f": 30.0, "i": -30.0}),
+                        hint="look at the new cell c_t and which cell goes into h_t = o * tanh(c_t)")]
+        for gate in "ifo":
+            for bias, state in ((30.0, "open"), (-30.0, "shut")):
+                probes.append(Probe(f"when the {_GATES[gate]} is held {state}", _gates_held(inputs, {gate: bias}),
+                                    hint=f"look at how the {_GATES[gate]} is used"))
+        return probe("lstm_cell", lstm_cell, _cell, probes, pick=lambda r: r[part], banned=_LSTM_BUILTINS,
+                     reason=WRITE_IT_YOURSELF)
+    return run
 
 
 def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tuple[int, int]] = ((4, 4), (3, 5)),
@@ -218,17 +264,18 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
         result = call_answer(ex, lstm_cell, *(t.clone() for t in inputs), banned=_LSTM_BUILTINS, reason=WRITE_IT_YOURSELF)
         case = f"x_t {tuple(x_t.shape)}, h_prev and c_prev {tuple(h_prev.shape)}, D={input_dim}, H={hidden}"
         if isinstance(result, torch.Tensor):
-            raise AnswerError(ex, f"you returned one tensor: return the pair (h_t, c_t) (test case: {case}).")
+            raise AnswerError(ex, f"you returned one tensor: return the pair (h_t, c_t){case_note(case)}.")
         if not isinstance(result, (tuple, list)) or len(result) != 2:
             raise AnswerError(ex, f"should return a pair (h_t, c_t), not {describe(result)}.")
         h_t, c_t = result
         if isinstance(h_t, torch.Tensor) and isinstance(c_t, torch.Tensor) and h_t.shape == c_t.shape \
                 and torch.allclose(h_t.detach().to(expected_c), expected_c, atol=1e-5) \
                 and torch.allclose(c_t.detach().to(expected_h), expected_h, atol=1e-5):
-            raise AnswerError(ex, f"h_t and c_t are swapped: return (h_t, c_t), the hidden state first (test case: {case}).")
+            raise AnswerError(ex, f"h_t and c_t are swapped: return (h_t, c_t), the hidden state first{case_note(case)}.")
         variants = _cell_variants()
+        terms = Terms(axes=("example", "hidden unit"))
         compare(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,
-                pick=lambda r: r[0])
+                pick=lambda r: r[0], terms=terms, probes=_gate_probes(lstm_cell, inputs, 0))
         compare(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
-                pick=lambda r: r[1])
+                pick=lambda r: r[1], terms=terms, probes=_gate_probes(lstm_cell, inputs, 1))
     report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}")

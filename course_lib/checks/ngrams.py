@@ -13,7 +13,8 @@ from typing import Any, Callable, Sequence
 import torch
 
 import course_lib.ngram as course_ngram
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, compare, report_pass
+from course_lib.diagnosis import list_words
+from course_lib.grading import AnswerError, Banned, Terms, case_note, Variant, call_answer, call_answer_each, compare, report_pass
 
 #: the lecture's sentences (seed 000, "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [
@@ -73,9 +74,10 @@ def vocab_size(sentences: Sequence[Sequence[str]]) -> int:
     return len({w for s in sentences for w in s}) + 1
 
 
-def _ref_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True):
+def _ref_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True, word_first=False):
     kk = k if use_k else 0.0
-    num = counts_n.get(tuple(context) + (word,), 0) + kk
+    key = (word,) + tuple(context) if word_first else tuple(context) + (word,)
+    num = counts_n.get(key, 0) + kk
     den = counts_n_minus_1.get(tuple(context), 0) + (kk * V if add_kv else 0.0)
     return num / den if den else 0.0
 
@@ -133,21 +135,37 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
             continue
         case = f"n={n} on the lecture's sentences"
         if any(isinstance(key, (list, str)) for key in got):
-            raise AnswerError(ex, f"the keys should be tuples of n words, like ('the', 'cat') (test case: {case}).")
+            raise AnswerError(ex, f"the keys should be tuples of n words, like ('the', 'cat'){case_note(case)}.")
         lengths = {len(key) for key in got if isinstance(key, tuple)}
         if lengths and lengths <= {n - 1, n + 1} and len(lengths) == 1:
             m = lengths.pop()
-            raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams instead of {n}-grams (test case: {case}).")
+            raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams, but n={n} asks for {n}-grams{case_note(case)}.")
         if n > 1 and got == _ref_counts(tokens, n - 1):
-            raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of {n}-grams (test case: {case}).")
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of {n}-grams{case_note(case)}.")
+        if lengths == {2} and n != 2:
+            raise AnswerError(ex, f"you always counted bigrams (2-grams), but n={n} asks for {n}-grams: use n, the "
+                                  f"window's length{case_note(case)}.")
         if got == _ref_counts(tokens, n + 1):
-            raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of {n}-grams (test case: {case}).")
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of {n}-grams{case_note(case)}.")
         short = _ref_counts(tokens[:-1], n)
         if got == short:
-            raise AnswerError(ex, f"you miss the last n-gram: the loop must run over range(len(tokens) - n + 1) (test case: {case}).")
+            raise AnswerError(ex, f"you miss the last n-gram: the loop must run over range(len(tokens) - n + 1){case_note(case)}.")
+        extra_grams = set(got) - set(expected)
+        if extra_grams and all(len(g) < n for g in extra_grams):
+            raise AnswerError(ex, f"you also counted grams shorter than n at the end of the sequence, e.g. "
+                                  f"{sorted(extra_grams, key=str)[0]}: only windows of exactly n words count; stop at "
+                                  f"len(tokens) - n + 1{case_note(case)}.")
         if set(got) == set(expected):
-            raise AnswerError(ex, f"you found the right n-grams but some counts are wrong (test case: {case}).")
-        raise AnswerError(ex, f"your n-grams differ from the correct ones, e.g. {sorted(set(expected) ^ set(got), key=str)[:2]} (test case: {case}).")
+            wrong = [g for g in expected if got[g] != expected[g]]
+            if all(got[g] == 1 for g in got) and any(expected[g] > 1 for g in wrong):
+                raise AnswerError(ex, "every count is 1: an n-gram that occurs several times must be counted every "
+                                      f"time (a set keeps each one once){case_note(case)}.")
+            if all(got[g] > expected[g] for g in wrong) and all("<s>" in g or "</s>" in g for g in wrong):
+                raise AnswerError(ex, "your counts of the n-grams with <s> or </s> are too high: count_ngrams gets "
+                                      f"sentences that are already padded; do not pad them again{case_note(case)}.")
+            raise AnswerError(ex, f"you found the right n-grams but some counts are wrong, e.g. {wrong[0]}: "
+                                  f"{got[wrong[0]]} instead of {expected[wrong[0]]}{case_note(case)}.")
+        raise AnswerError(ex, f"your n-grams differ from the correct ones, e.g. {sorted(set(expected) ^ set(got), key=str)[:2]}{case_note(case)}.")
     report_pass(ex, f"n in {list(ns)}")
 
 
@@ -165,6 +183,54 @@ def _prob_cases(n: int, k: float, extra: bool):
     ctxs = list(dict.fromkeys(tuple(c) for c in ctxs))
     pairs = [(c, w) for c in ctxs for w in words]
     return grams, contexts, V, pairs
+
+
+def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, contexts, V, k) -> str | None:
+    """Which kinds of (context, word) pair are wrong, whether each context still sums to one, and k = 0."""
+    expected = [_ref_prob(grams, contexts, c, w, k, V) for c, w in pairs]
+    right = [math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12) for v, e in zip(values, expected)]
+    if all(float(v).is_integer() for v in values) and not all(float(e).is_integer() for e in expected):
+        return ("every probability you return is a whole number (0 or 1): use true division /, not integer "
+                "division //.")
+    kinds = {"seen n-grams": lambda c, w: grams.get(tuple(c) + (w,), 0) > 0,
+             "unseen n-grams of a seen context": lambda c, w: grams.get(tuple(c) + (w,), 0) == 0 and contexts.get(tuple(c), 0) > 0,
+             "unseen contexts": lambda c, w: contexts.get(tuple(c), 0) == 0}
+    good, bad = [], []
+    for kind, member in kinds.items():
+        marks = [ok for (c, w), ok in zip(pairs, right) if member(c, w)]
+        if marks:
+            (good if all(marks) else bad).append(kind)
+    sentences = []
+    if good and bad:
+        sentences.append(f"your probabilities are right for {list_words(good)} and wrong for {list_words(bad)}"
+                         + ("; add-k smoothing adds k to every n-gram's count, seen or not." if k and "seen n-grams" in bad
+                            and "unseen n-grams of a seen context" in good else "."))
+    ratios: dict = {}
+    for (c, w), v, e in zip(pairs, values, expected):
+        if e > 0:
+            ratios.setdefault(tuple(c), []).append(v / e)
+    steady = all(max(r) - min(r) < 1e-9 * max(1.0, max(map(abs, r))) for r in ratios.values())
+    levels = [r[0] for r in ratios.values()]
+    if steady and len(ratios) > 1 and max(levels) - min(levels) > 1e-9:
+        sentences.append("Within each context your probabilities have the right proportions but the wrong total: the "
+                         "numerator is right and the denominator is wrong. Divide by the count of the context, count(context)"
+                         + (" + k * V." if k else "."))
+    if k:
+        sums: dict = {}
+        for (c, _), v in zip(pairs, values):
+            sums[tuple(c)] = sums.get(tuple(c), 0.0) + v
+        off = [(c, t) for c, t in sums.items() if abs(t - 1) > 1e-6]
+        if off:
+            sentences.append(f"With smoothing, the probabilities of each context must sum to 1 over the vocabulary; for "
+                             f"the context {off[0][0]} yours sum to {off[0][1]:.4g}.")
+        unsmoothed = call_answer_each(ex, ngram_prob, [((Counter(grams), Counter(contexts), tuple(c), w),
+                                                        {"k": 0.0, "vocab_size": V}) for c, w in pairs],
+                                      banned=_BANNED, reason=_REASON)
+        if all(isinstance(u, (int, float)) and math.isclose(u, _ref_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
+               for (c, w), u in zip(pairs, unsmoothed)):
+            sentences.append(f"With k = 0 your function is right, so the mistake is in the smoothing: "
+                             "P = (count(context, word) + k) / (count(context) + k * V).")
+    return " ".join(sentences) or None
 
 
 def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra: bool = False) -> None:
@@ -193,14 +259,20 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
         Variant("inverted", "your ratio is upside down: count(context + word) / count(context).",
                 lambda: 1 / grid()),
     ]
-    compare(ex, answer, grid(), variants=variants, what="your probabilities", case=case)
-    if k > 0:  # the smoothed distribution of each context must sum to one
-        by_ctx: dict = {}
-        for (c, _), v in zip(pairs, values):
-            by_ctx[c] = by_ctx.get(c, 0.0) + v
-        bad = [c for c, total in by_ctx.items() if abs(total - 1) > 1e-9]
-        if bad:
-            raise AnswerError(ex, f"probabilities do not sum to one over the vocabulary for context {bad[0]}.")
+    def grid_with(k=k, V=V):
+        return torch.tensor([_ref_prob(grams, contexts, c, w, k, V) for c, w in pairs], dtype=torch.float64)
+
+    flipped = torch.tensor([_ref_prob(grams, contexts, c, w, k, V, word_first=True) for c, w in pairs],
+                           dtype=torch.float64)
+    others = {"with the n-gram key in the wrong order, (word, *context) instead of (*context, word): the context "
+              "comes first": flipped}
+    if k:
+        others["with k = 1 (add-one smoothing) instead of the k given"] = grid_with(k=1.0)
+        others["with V + 1 instead of V (vocab_size already counts </s>)"] = grid_with(V=V + 1)
+    terms = Terms(others=others,
+                  sizes={"V": V, "k": k} if k else {"V": V})
+    compare(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
+            probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
     report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}")
 
 
@@ -218,7 +290,7 @@ class _Recorder:
         context = tuple(context)
         if len(context) != self.n - 1:
             raise AnswerError(self.ex, f"off-by-one context window: a model with n={self.n} conditions on the previous "
-                              f"{self.n - 1} word(s), but you passed a context of {len(context)}: {context}.")
+                              f"{self.n - 1} word(s), but you passed a context of {len(context)} word{'' if len(context) == 1 else 's'}: {context}.")
         if self.k > 0 and (k or 0) == 0:
             raise AnswerError(self.ex, f"log of zero: this check asks for add-k smoothing (k={self.k}) but you called "
                               "ngram_prob without k, so an unseen n-gram gets probability 0 and log(0) = -inf. "
@@ -246,14 +318,14 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
             if "math domain error" in err.message:
                 if k > 0:
                     raise AnswerError(ex, f"log of zero: an n-gram got probability 0 although this check asks for add-k "
-                                      f"smoothing (k={k}); use k (test case: {case}).") from None
+                                      f"smoothing (k={k}); use k{case_note(case)}.") from None
                 raise AnswerError(ex, "math.log(0) raises an error: when a probability is 0, the log-probability of "
-                                  f"the sentence is -math.inf; return that (test case: {case}).") from None
+                                  f"the sentence is -math.inf; return that{case_note(case)}.") from None
             raise
         got = _as_number(ex, got, "one number (a log-probability)")
         if k > 0 and got == -math.inf and expected > -math.inf:
             raise AnswerError(ex, f"log of zero: your answer is -inf although this check asks for add-k smoothing "
-                              f"(k={k}), so no probability is 0 (test case: {case}).")
+                              f"(k={k}), so no probability is 0{case_note(case)}.")
         mistakes = [
             ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
              lambda: _ref_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
@@ -274,8 +346,18 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
 # perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None)
 
 
-def _correct_sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
-    return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
+class _SentenceRecorder:
+    """A correct sentence_logprob that says so when perplexity calls it without k or vocab_size."""
+
+    def __init__(self, exercise: str, k: float):
+        self.ex, self.k = exercise, k
+
+    def __call__(self, tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
+        if self.k > 0 and (not k or vocab_size is None):
+            raise AnswerError(self.ex, f"your perplexity calls sentence_logprob without {'k' if not k else 'vocab_size'}: "
+                                       "pass k=k and vocab_size=vocab_size on, or the model you measure is not the "
+                                       f"smoothed one this check asks for (k={self.k}).")
+        return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
 
 
 def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra: bool = False,
@@ -291,7 +373,7 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
     case = f"{len(tests)} sentences, n={n}, k={k}"
     got = call_answer(ex, perplexity, [list(t) for t in tests], Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
                       banned=_BANNED, reason=_REASON,
-                      substitutes={"sentence_logprob": _correct_sentence_logprob,
+                      substitutes={"sentence_logprob": _SentenceRecorder(ex, k),
                                    "ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
     got = _as_number(ex, got, "one number")
     wrong = {

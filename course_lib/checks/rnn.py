@@ -19,7 +19,8 @@ from torch import nn
 
 import course_lib.rnn as course_rnn
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, close, compare, describe, report_pass
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, close, compare, describe,
+                                 probe, report_pass, zeroed)
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [
@@ -136,6 +137,9 @@ def _step_variants() -> list[Variant]:
     ]
 
 
+_HINTS = {"b": "look at where you add the bias b: inside the tanh, h_t = tanh(b + W h_(t-1) + U x_t)"}
+
+
 def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[int, int]] = ((4, 4), (3, 5)),
                    seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """Checks h_t against nn.RNNCell with the same weights, for each (D, H) in ``sizes``."""
@@ -151,8 +155,12 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
         got = _call(ex, rnn_step, x_t.clone(), h_prev.clone(), p["U"].clone(), p["W"].clone(), p["b"].clone(),
                     banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF)
         case = f"x_t {tuple(x_t.shape)}, h_prev {tuple(h_prev.shape)}, D={input_dim}, H={hidden}"
-        compare(ex, got, expected, inputs=(x_t, h_prev, p["U"], p["W"], p["b"]), variants=_step_variants(),
-                what="the returned h_t", case=case)
+        inputs = (x_t, h_prev, p["U"], p["W"], p["b"])
+        compare(ex, got, expected, inputs=inputs, variants=_step_variants(), what="the returned h_t", case=case,
+                terms=Terms(axes=("example", "hidden unit")),
+                probes=lambda inputs=inputs: probe(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
+                                                                                       only=("x_t", "h_prev", "b"), hints=_HINTS),
+                                                   banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equals nn.RNNCell for (D, H) in {list(sizes)}")
 
 
@@ -227,17 +235,27 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
     if isinstance(result, torch.Tensor):
         if close(result, expected_last):
             raise AnswerError(ex, "you returned only the last state: return the pair (hs, h_T), every state "
-                                  f"(B, T, H) and the last one (B, H) (test case: {case}).")
+                                  f"(B, T, H) and the last one (B, H){case_note(case)}.")
         if close(result, expected_hs):
-            raise AnswerError(ex, f"you returned only hs: return the pair (hs, h_T), with h_T = hs[:, -1] "
-                                  f"(test case: {case}).")
+            raise AnswerError(ex, f"you returned only hs: return the pair (hs, h_T), with h_T = hs[:, -1]"
+                                  f"{case_note(case)}.")
     if not isinstance(result, (tuple, list)) or len(result) != 2:
         raise AnswerError(ex, f"should return a pair (hs, h_T), not {describe(result)}.")
     hs, h_last = result
     inputs = (x, h0, p["U"], p["W"], p["b"])
+    steady = (x[:, :1].expand_as(x).clone(), *inputs[1:])  # every step reads the same input
+    probes = [Probe("when every step's input x_t is the same", steady,
+                    hint="look at which x_t each step reads, and in what order"),
+              Probe("when h0 is zero", (x, torch.zeros_like(h0), *inputs[2:]), hint="look at how h0 enters the loop")]
+
+    def explore(part: int) -> Callable[[], str | None]:
+        return lambda: probe(ex, rnn_forward, _forward, probes, pick=lambda r: r[part], banned=_RNN_BUILTINS,
+                             reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
+
     compare(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
-            pick=lambda r: r[0])
-    compare(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case)
+            pick=lambda r: r[0], terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1), probes=explore(0))
+    compare(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
+            terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
     report_pass(ex, f"equals nn.RNN over T={seq_len} steps")
 
 
@@ -286,6 +304,9 @@ def _clip_variants(grads: list, max_norm: float) -> list[tuple[str, str, list]]:
         ("always", f"you scaled the gradients although their total norm ({total:.3g}) is below max_norm "
          f"({max_norm:g}): clip only when the norm exceeds max_norm, otherwise leave them unchanged.",
          _scaled(grads, [max_norm / total] * len(grads))),
+        ("no_sqrt", "your total norm is the sum of the squared norms without the square root: total_norm = "
+         "sqrt(sum of the squared norms), and the coefficient is max_norm / total_norm.",
+         _scaled(grads, [min(1.0, max_norm / total ** 2)] * len(grads))),
         ("norm_sum", "your global norm is the sum of the parameters' norms; it is the square root of the sum of "
          "their SQUARED norms (the L2 norm of all gradients put end to end).",
          _scaled(grads, [min(1.0, max_norm / norm_sum)] * len(grads))),
@@ -306,13 +327,13 @@ def _grads_close(got: list, expected: list) -> bool:
 def _as_number(ex: str, value: Any, case: str) -> float:
     if value is None:
         raise AnswerError(ex, f"returned None: return the total norm of the gradients before clipping, like "
-                              f"torch.nn.utils.clip_grad_norm_ (test case: {case}).")
+                              f"torch.nn.utils.clip_grad_norm_{case_note(case)}.")
     if isinstance(value, torch.Tensor) and value.numel() == 1:
         return float(value.detach().double().cpu().reshape(()))
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     raise AnswerError(ex, f"should return the total norm as one number (a 0-dimensional tensor or a float), "
-                          f"not {describe(value)} (test case: {case}).")
+                          f"not {describe(value)}{case_note(case)}.")
 
 
 def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int, ...]] = ((3, 4), (5,), (2, 2, 2)),
@@ -343,7 +364,7 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
         result = _call_clip(ex, clip_grad_norm, argument, max_norm, case)
         after = [p.grad for p in params]
         if before[1] is None and after[1] is not None:
-            raise AnswerError(ex, f"you gave a gradient to a parameter whose .grad was None: skip it (test case: {case}).")
+            raise AnswerError(ex, f"you gave a gradient to a parameter whose .grad was None: skip it{case_note(case)}.")
         if not _grads_close(after, expected_grads):
             clipping = expected_total > max_norm
             if clipping and _grads_close(after, before):
@@ -353,22 +374,22 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
                                           "over it. Start with parameters = list(parameters).")
                 raise AnswerError(ex, "the .grad tensors are unchanged: scale each p.grad in place (p.grad.mul_(coef) "
                                       "or p.grad *= coef). Computing new tensors, or assigning to a loop variable, "
-                                      f"leaves the gradients the optimizer will use as they were (test case: {case}).")
+                                      f"leaves the gradients the optimizer will use as they were{case_note(case)}.")
             for name, message, wrong in _clip_variants(before, max_norm):
                 if _grads_close(after, wrong) and not _grads_close(wrong, expected_grads):
-                    raise AnswerError(ex, f"{message} (test case: {case})")
-            raise AnswerError(ex, f"the gradients after clipping are wrong (test case: {case}): each should be "
+                    raise AnswerError(ex, f"{message}{case_note(case)}")
+            raise AnswerError(ex, f"the gradients after clipping are wrong{case_note(case)}: each should be "
                                   f"multiplied by min(1, max_norm / total_norm), with total_norm = {expected_total:.4g}.")
         total = _as_number(ex, result, case)
         if not math.isclose(total, expected_total, rel_tol=1e-4, abs_tol=1e-6):
             if expected_total > max_norm and math.isclose(total, max_norm, rel_tol=1e-4):
                 raise AnswerError(ex, f"you returned the norm after clipping ({total:.4g}); return the total norm "
                                       f"BEFORE clipping ({expected_total:.4g}), which tells you how large the "
-                                      f"gradient really was (test case: {case}).")
+                                      f"gradient really was{case_note(case)}.")
             if math.isclose(total, expected_total ** 2, rel_tol=1e-4):
-                raise AnswerError(ex, f"you returned the squared norm: take the square root (test case: {case}).")
+                raise AnswerError(ex, f"you returned the squared norm: take the square root{case_note(case)}.")
             raise AnswerError(ex, f"the returned norm is {total:.6g}, the total norm of the gradients before "
-                                  f"clipping is {expected_total:.6g} (test case: {case}).")
+                                  f"clipping is {expected_total:.6g}{case_note(case)}.")
     report_pass(ex, f"equals torch.nn.utils.clip_grad_norm_ ({len(cases)} cases)")
 
 

@@ -17,10 +17,14 @@ from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_f
 from course_lib.grading import (
     AnswerError,
     Banned,
+    Probe,
+    Terms,
     Variant,
     call_answer,
+    case_note,
     check_tensor,
     compare,
+    probe,
     report_pass,
 )
 
@@ -197,7 +201,10 @@ def check_attention_scores(
     for label, Q, K in cases:
         expected = _ref_scores(Q, K)
         got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
-        compare(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label)
+        d_k, n = Q.shape[-1], K.shape[-2]
+        compare(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
+                terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"),
+                            sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n": n}))
     report_pass(ex, f"{len(cases)} case(s)")
 
 
@@ -243,7 +250,9 @@ def check_softmax(
         if (isinstance(got, torch.Tensor) and got.shape == expected.shape and not bool(torch.isfinite(got).all())
                 and bool(torch.isfinite(expected).all())):
             raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along `dim` before exp.")
-        compare(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label)
+        compare(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label,
+                terms=Terms(sums_to_one=dim, axes=tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}"
+                                                        for i in range(x.dim()))))
     report_pass(ex, f"{len(cases)} case(s), numerically stable")
 
 
@@ -352,10 +361,24 @@ def check_self_attention(
         output, weights = result
         variants = _attention_variants()
         inputs = (Q, K, V, mask)
+        probes = [Probe("without a mask", (Q, K, V), {"mask": None},
+                        "look at how you apply the mask: where it is False the score becomes -inf before the "
+                        "softmax (masked_fill returns a new tensor: assign it)")] if mask is not None else []
+        probes.append(Probe("when V is the identity (so the output is the weights)",
+                            (Q, K, torch.eye(n, dtype=dtype, device=device).expand(*batch, n, n)), {"mask": mask},
+                            "the weights are right: look at how you combine them with V (output = weights @ V)"))
+
+        def explore(part):
+            return lambda: probe(ex, self_attention, _ref_attention, probes, pick=lambda r: r[part],
+                                 what=("the returned output", "the returned weights")[part],
+                                 banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
+
+        positions = (*["batch"] * len(batch), "query position")
         compare(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
-                case=label, pick=lambda r: r[1])
+                case=label, pick=lambda r: r[1], probes=explore(1),
+                terms=Terms(axes=(*positions, "key position"), sums_to_one=-1))
         compare(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
-                case=label, pick=lambda r: r[0])
+                case=label, pick=lambda r: r[0], probes=explore(0), terms=Terms(axes=(*positions, "value feature")))
     report_pass(ex, f"masks: {', '.join(masks)}")
 
 

@@ -23,7 +23,8 @@ from torch import nn
 import course_lib.attention as course_attention
 import course_lib.transformer as course_transformer
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, check_tensor, compare, describe, report_pass
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor, compare,
+                                 describe, explain, probe, report_pass)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
@@ -94,6 +95,28 @@ def _position_variants(max_len: int, d_model: int) -> list[Variant]:
     ]
 
 
+def _columns(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | None:
+    """Which columns of the table are right: the sines (even) or cosines (odd), and which frequencies."""
+    if got.shape != expected.shape:
+        return None
+    right = [bool(torch.allclose(got[:, j], expected[:, j], atol=atol, rtol=0)) for j in range(got.shape[1])]
+    if all(right) or not any(right):
+        return None
+    even, odd = right[0::2], right[1::2]
+    if all(even) and not any(odd):
+        return ("the sine columns (even, 2i) are right and the cosine columns (odd, 2i+1) are wrong: PE[pos, 2i+1] = "
+                "cos(pos / 10000^(2i/d_model)), the same angle as column 2i.")
+    if all(odd) and not any(even):
+        return ("the cosine columns (odd, 2i+1) are right and the sine columns (even, 2i) are wrong: PE[pos, 2i] = "
+                "sin(pos / 10000^(2i/d_model)).")
+    pairs = [i for i in range(len(odd)) if even[i] and odd[i]]
+    if pairs == [0]:
+        return ("only the first pair of columns (i = 0, frequency 1) is right: the other frequencies are wrong, so "
+                "look at the exponent 2i/d_model and at dividing pos by 10000^(2i/d_model).")
+    wrong = [j for j, ok in enumerate(right) if not ok]
+    return f"columns {', '.join(map(str, wrong[:6]))}{' ...' if len(wrong) > 6 else ''} are wrong and the others right."
+
+
 def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[tuple[int, int]] = ((50, 16), (7, 4)),
                               atol: float = 1e-4) -> None:
     """The sinusoidal table against the seed's formula, in float64 (a float32 answer passes within ``atol``)."""
@@ -112,10 +135,14 @@ def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[
         for variant in _position_variants(max_len, d_model):
             wrong = variant.compute()
             if got.shape == wrong.shape and torch.allclose(got, wrong, atol=atol, rtol=0):
-                raise AnswerError(ex, f"{variant.message} (test case: {case})")
+                raise AnswerError(ex, f"{variant.message}{case_note(case)}")
+        found = explain(got, expected, terms=Terms(axes=("position", "column")), what="the returned table",
+                        probes=lambda got=got, expected=expected: _columns(got, expected, atol))
+        if found:
+            raise AnswerError(ex, f"{found}{case_note(case)}")
         check_tensor(ex, got, what="the returned table", shape=expected.shape)
         worst = (got - expected).abs().max().item()
-        raise AnswerError(ex, f"the returned table has the right shape but the wrong values (test case: {case}): the "
+        raise AnswerError(ex, f"the returned table has the right shape but the wrong values{case_note(case)}: the "
                               f"largest difference is {worst:.3g}. PE[pos, 2i] = sin(pos / 10000^(2i/d_model)), "
                               "PE[pos, 2i+1] = cos of the same angle.")
     report_pass(ex, f"sizes {list(sizes)}")
@@ -225,6 +252,40 @@ def _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
         yield kind, query, key, value, mask
 
 
+def _mha_reference(query, key, value, w, num_heads, mask=None):
+    """nn.MultiheadAttention with the weights ``w`` (the probes' reference)."""
+    with torch.no_grad():
+        return torch_mha(w, num_heads)(query, key, value, attn_mask=_torch_mask(mask, num_heads), need_weights=False)[0]
+
+
+def _block_reference(x, w, num_heads, mask=None):
+    """nn.TransformerEncoderLayer with the weights ``w`` (the probes' reference)."""
+    with torch.no_grad():
+        return torch_encoder_layer(w, num_heads)(x, src_mask=_torch_mask(mask, num_heads))
+
+
+def _norm_reference(x, sublayer_out, gamma, beta, eps=1e-5):
+    return F.layer_norm(x + sublayer_out, (x.shape[-1],), gamma, beta, eps)
+
+
+def _attention_probes(args: tuple, num_heads: int, mask) -> list[Probe]:
+    """The same call without its mask, with one head, and (for attention) with the value equal to the key."""
+    probes = []
+    if mask is not None:
+        probes.append(Probe("without a mask", (*args, num_heads), {"mask": None},
+                            "look at how you apply the mask: True marks a position that may be attended to, and a "
+                            "masked score becomes -inf before the softmax"))
+    if num_heads > 1:
+        probes.append(Probe("with one head", (*args, 1), {"mask": mask},
+                            "look at how you split the features into heads, and join them back "
+                            "(B, T, d) -> (B, h, T, d/h) -> (B, T, d)"))
+    if len(args) == 4 and args[1].shape == args[2].shape and not torch.equal(args[1], args[2]):
+        query, key, _, w = args
+        probes.append(Probe("when the value is the same tensor as the key", (query, key, key, w, num_heads),
+                            {"mask": mask}, "look at which input and which weights (W_k or W_v) make the values"))
+    return probes
+
+
 def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2, t_q: int = 5, t_k: int = 6,
                                d_model: int = 8, num_heads: int = 2,
                                masks: Sequence[str] = ("none", "causal", "per_sequence", "cross"),
@@ -244,7 +305,10 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
                           banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
         compare(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=_mha_variants(),
-                what="the returned output", case=label)
+                what="the returned output", case=label, terms=Terms(axes=("batch", "query position", "feature")),
+                probes=lambda q=query, k=key, v=value, m=mask: probe(
+                    ex, multi_head_attention, _mha_reference, _attention_probes((q, k, v, w), num_heads, m),
+                    what="the returned output", banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to nn.MultiheadAttention with {num_heads} heads; masks: {', '.join(masks)}")
 
 
@@ -312,8 +376,19 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
         expected = F.layer_norm(x + s, (d,), gamma, beta, eps)
         got = call_answer(ex, add_norm, x.clone(), s.clone(), gamma.clone(), beta.clone(), eps=eps,
                           banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF)
+        one = (x[:1, :1], s[:1, :1], gamma, beta)
         compare(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=_add_norm_variants(),
-                what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}")
+                what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}",
+                terms=Terms(axes=("batch", "position", "feature")),
+                probes=lambda x=x, s=s, one=one, eps=eps: probe(
+                    ex, add_norm, _norm_reference,
+                    [Probe("for a single position", one, {"eps": eps},
+                           "compute the mean and variance over the last axis only, each position's own features"),
+                     Probe("when sublayer_out is zero", (x, torch.zeros_like(s), gamma, beta), {"eps": eps},
+                           "look at the residual: LayerNorm(x + sublayer_out)"),
+                     Probe("when gamma is one and beta zero", (x, s, torch.ones_like(gamma), torch.zeros_like(beta)),
+                           {"eps": eps}, "look at how gamma scales and beta shifts the normalised values")],
+                    what="the returned tensor", banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to F.layer_norm(x + sublayer_out) for eps in {list(eps_values)}")
 
 
@@ -410,7 +485,11 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
                           mask=None if mask is None else mask.clone(), banned=_BLOCK_BUILTINS,
                           reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM})
         compare(ex, got, expected, inputs=(x, w, num_heads, mask), variants=_block_variants(),
-                what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}")
+                what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
+                terms=Terms(axes=("batch", "position", "feature")),
+                probes=lambda x=x, m=mask: probe(
+                    ex, encoder_block, _block_reference, _attention_probes((x, w), num_heads, m), what="the block's output",
+                    banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM}))
     report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")
 
 
