@@ -56,8 +56,12 @@ def _error_output(ename: str, evalue: str, line: str) -> NotebookNode:
 
 def _names_used(source: str) -> list[str]:
     tree = ast.parse(source)
-    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
-    return sorted(n for n in loaded if n not in GRADER_NAMES and not hasattr(builtins, n))
+    loaded = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    bound = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load)}
+    bound |= {node.name for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    bound |= {arg.arg for node in ast.walk(tree) if isinstance(node, ast.arguments)
+              for arg in (*node.posonlyargs, *node.args, *node.kwonlyargs)}
+    return sorted(n for n in loaded - bound if n not in GRADER_NAMES and not hasattr(builtins, n))
 
 
 def _reseed() -> None:

@@ -238,15 +238,13 @@ def _shift(pair: _Pair, terms: Terms, what: str) -> str | None:
         return None
     if pair.near(a, e + c):
         return f"{what} is the correct answer {'plus' if c > 0 else 'minus'} {_fmt(abs(c))}{named}, everywhere: a constant term is off."
-    for axis in range(a.dim()):
-        if a.shape[axis] < 2 or a.dim() < 2:
-            continue
-        per_slice = d.mean(axis, keepdim=True)
-        if pair.near(a, e + per_slice):  # d does not change along `axis`
-            name = terms.axis_name(axis, a.dim())
-            return (f"{what} differs from the correct answer by an amount that is the same along the {name} axis "
-                    f"but changes elsewhere: something you add or subtract (a normaliser, a maximum, a bias) is "
-                    f"computed over the wrong axis or left out.")
+    if a.dim() >= 2 and a.shape[-1] > 1:
+        per_row = d.mean(-1, keepdim=True)
+        if pair.near(a, e + per_row):  # d is the same along the last axis: one number per row is off
+            name = terms.axis_name(-1, a.dim())
+            return (f"{what} differs from the correct answer by one number per row (the same all along the {name} "
+                    "axis, different from row to row): something you add or subtract per row, such as a normaliser "
+                    "(the log of a sum) or a maximum, is left out or computed over the wrong axis.")
     return None
 
 
@@ -409,11 +407,11 @@ def diagnose(answer: torch.Tensor, expected: torch.Tensor, terms: Terms | None =
     pair = _Pair(answer, expected)
     if answer.shape != expected.shape:
         return _wrong_shape(answer, expected, pair, terms, what)
-    if not _interesting(pair):
-        return None
+    infinite = _should_be_infinite(pair, terms, what)
+    if infinite or not _interesting(pair):
+        return infinite
     for relation in (lambda: _dtype_or_device(answer, expected, pair, terms, what),
                      lambda: _not_finite(pair, terms, what),
-                     lambda: _should_be_infinite(pair, terms, what),
                      lambda: _same_shape_transpose(pair, terms, what),
                      lambda: _other_inputs(pair, terms, what),
                      lambda: _factor(pair, terms, what),
