@@ -1,4 +1,7 @@
-"""How often the feedback names the blind set's mistakes: ``python tests/blind/measure.py [NN ...]``.
+"""How often the feedback names the blind set's mistakes: ``python tests/blind/measure.py [--holdout] [NN ...]``.
+
+``--holdout`` reads ``tests/blind_holdout/`` instead: a second blind set, written after the diagnosis
+was built and never used to tune it.
 
 Each wrong answer of ``tests/blind/nbNN_blind.py`` replaces its answer cell in the solution
 notebook's namespace (as ``tests/test_checks.py`` does), its check cell runs, and the sentence it
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.util
 import io
 import sys
 from dataclasses import dataclass
@@ -30,8 +34,14 @@ class Outcome:
     named: bool       # ... with a sentence that names the mistake
 
 
-def blind_module(number: str):
-    return importlib.import_module(f"nb{number}_blind")
+def blind_module(number: str, folder: str = "blind"):
+    if folder == "blind":
+        return importlib.import_module(f"nb{number}_blind")
+    path = HERE.parent / folder / f"nb{number}_blind.py"
+    spec = importlib.util.spec_from_file_location(f"{folder}_nb{number}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def sentence_only(feedback: str) -> str:
@@ -69,17 +79,17 @@ def run_case(kernel: SolutionKernel, case) -> Outcome:
     return Outcome(case, printed.getvalue().strip(), False, False)
 
 
-def measure(number: str) -> tuple[list[Outcome], SolutionKernel]:
-    module = blind_module(number)
+def measure(number: str, folder: str = "blind") -> tuple[list[Outcome], SolutionKernel]:
+    module = blind_module(number, folder)
     with contextlib.redirect_stdout(io.StringIO()):
         kernel = SolutionKernel(module.NOTEBOOK)
     return [run_case(kernel, case) for case in module.BLIND], kernel
 
 
-def main(numbers: list[str]) -> None:
+def main(numbers: list[str], folder: str = "blind") -> None:
     total = named = 0
     for number in numbers:
-        outcomes, _ = measure(number)
+        outcomes, _ = measure(number, folder)
         for o in outcomes:
             mark = "NAMED " if o.named else ("PASSED" if not o.failed else "missed")
             print(f"{mark} {number} {o.case.name}: {o.feedback[:400]}")
@@ -91,4 +101,7 @@ def main(numbers: list[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or NOTEBOOKS)
+    args = sys.argv[1:]
+    holdout = "--holdout" in args
+    numbers = [a for a in args if a != "--holdout"]
+    main(numbers or NOTEBOOKS, "blind_holdout" if holdout else "blind")
