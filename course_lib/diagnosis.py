@@ -35,6 +35,10 @@ class Terms:
     - ``sums_to_one``: the axis along which the answer is a distribution.
     - ``parts``: ``(axis, names)``: that axis is cut into ``len(names)`` equal blocks (an LSTM's
       gates i, f, g, o), and a diagnosis says which blocks are right.
+    - ``divisor``: ``(name, value)``: the correct answer is divided by this (``("sqrt(d_k)", 2.0)``),
+      so a constant factor is said as the number the answer was divided by instead.
+    - ``layer_norm``: ``(gamma, beta)``: the answer is a LayerNorm over the last axis with these
+      parameters, so a diagnosis can say over which axis, and with which variance, it was normalised.
     """
 
     axes: Sequence[str] = ()
@@ -43,6 +47,8 @@ class Terms:
     time_axis: int | None = None
     sums_to_one: int | None = None
     parts: tuple[int, Sequence[str]] | None = None
+    divisor: tuple[str, float] | None = None
+    layer_norm: tuple[torch.Tensor, torch.Tensor] | None = None
 
     def axis_name(self, axis: int, ndim: int) -> str:
         axis %= ndim
@@ -221,6 +227,11 @@ def _factor(pair: _Pair, terms: Terms, what: str) -> str | None:
         return None
     if math.isclose(c, -1.0, rel_tol=1e-3):
         return f"{what} has the right size but the opposite sign everywhere: a sign is flipped."
+    if terms.divisor is not None:
+        name, value = terms.divisor
+        used = value / c
+        return (f"{what} is the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} where the "
+                f"division is by {name} = {_fmt(value)}.")
     hint = ""
     if named:
         hint = " Look at where that number enters (or should leave) your computation."
@@ -265,6 +276,40 @@ def _elementwise(pair: _Pair, terms: Terms, what: str) -> str | None:
             candidate = fn(pair.e)
         if bool(torch.isfinite(candidate).all()) and not pair.near(candidate, pair.e) and pair.near(pair.a, candidate):
             return f"{what} is {name}."
+    return None
+
+
+def _rounded(pair: _Pair, terms: Terms, what: str) -> str | None:
+    for decimals in range(0, 5):
+        rounded = torch.round(pair.e, decimals=decimals)
+        if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0, atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
+            return (f"{what} is the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
+                    "full precision (compute it; do not copy rounded numbers).")
+    return None
+
+
+def _layer_norm(pair: _Pair, terms: Terms, what: str) -> str | None:
+    if terms.layer_norm is None or pair.a.dim() < 2:
+        return None
+    gamma, beta = (t.detach().to("cpu", torch.float64) for t in terms.layer_norm)
+    if bool((gamma.abs() < 1e-6).any()):
+        return None
+    z = (pair.a - beta) / gamma  # what the answer normalised to, if it is a LayerNorm with these parameters
+    last = pair.a.dim() - 1
+    name = terms.axis_name(last, pair.a.dim())
+
+    def standard(axis: int, correction: int = 0) -> bool:
+        mean, var = z.mean(axis), z.var(axis, correction=correction)
+        return bool(torch.allclose(mean, torch.zeros_like(mean), atol=1e-3)) and \
+            bool(torch.allclose(var, torch.ones_like(var), atol=2e-2))
+
+    if standard(last, correction=1) and not standard(last):
+        return (f"{what} is normalised over the right axis, but with the unbiased variance (divided by n - 1): "
+                "LayerNorm divides by n (unbiased=False, or correction=0).")
+    for axis in range(pair.a.dim() - 1):
+        if pair.a.shape[axis] > 2 and standard(axis) and not standard(last):
+            return (f"{what} is normalised over the {terms.axis_name(axis, pair.a.dim())} axis; LayerNorm takes the "
+                    f"mean and the variance over the {name} axis (dim=-1), each position on its own.")
     return None
 
 
@@ -417,6 +462,8 @@ def diagnose(answer: torch.Tensor, expected: torch.Tensor, terms: Terms | None =
                      lambda: _factor(pair, terms, what),
                      lambda: _shift(pair, terms, what),
                      lambda: _elementwise(pair, terms, what),
+                     lambda: _rounded(pair, terms, what),
+                     lambda: _layer_norm(pair, terms, what),
                      lambda: _along_axis(pair, terms, what),
                      lambda: _sums(pair, terms, what)):
         sentence = relation()
@@ -435,7 +482,7 @@ def diagnose(answer: torch.Tensor, expected: torch.Tensor, terms: Terms | None =
 _UNARY: list[tuple[str, Callable[[float], float]]] = [
     ("{}", lambda v: v), ("tanh({})", math.tanh), ("sigmoid({})", lambda v: 1 / (1 + math.exp(-v))),
     ("(1 - {})", lambda v: 1 - v), ("exp({})", math.exp), ("log({})", lambda v: math.log(v)),
-    ("sqrt({})", math.sqrt), ("-{}", lambda v: -v),
+    ("sqrt({})", math.sqrt), ("2 * {}", lambda v: 2 * v), ("-{}", lambda v: -v),
 ]
 _BINARY: list[tuple[str, Callable[[float, float], float]]] = [
     ("{} * {}", lambda a, b: a * b), ("{} + {}", lambda a, b: a + b), ("{} - {}", lambda a, b: a - b),

@@ -435,8 +435,8 @@ def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any]
     if not right or len(right) > 2 or not wrong:
         return None
     hint = right[0].hint if len(right) == 1 and right[0].hint else "the mistake is in what those inputs leave out"
-    return (f"{what} is right {list_words([p.label for p in right], 'and')} but wrong "
-            f"{list_words([p.label for p in wrong], 'or')}: {hint}.")
+    otherwise = list_words([p.label for p in wrong], "or") if len(wrong) == 1 else "otherwise"
+    return f"{what} is right {list_words([p.label for p in right], 'and')} but wrong {otherwise}: {hint}."
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

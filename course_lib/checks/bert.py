@@ -230,6 +230,14 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
         if vocab != "real" and got == wordpiece_reference(word, real_vocab()):
             raise AnswerError(ex, f"your pieces for {word!r} come from BERT's own vocabulary, not from the `vocab` you "
                                   "were given: look every piece up in `vocab`.")
+        plain = lambda pieces: "".join(p[2:] if p.startswith("##") else p for p in pieces)  # noqa: E731
+        if UNK not in got and UNK not in expected and plain(got) == plain(expected) and len(got) != len(expected):
+            first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
+            raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: from piece "
+                                  f"{first} on yours are {'shorter' if len(got) > len(expected) else 'longer'} than the "
+                                  "longest piece in the vocabulary. At each position try the whole remaining string "
+                                  "first, then shorter and shorter ones, and take the first (longest) that is in the "
+                                  "vocabulary.")
         raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}"
                               f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.")
     where = "bert-base-uncased's 30522 pieces" if vocab == "real" else f"the {vocab!r} vocabulary"
@@ -320,6 +328,10 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
                                   "ORIGINAL id (what the model must recover), not [MASK] or the random token.")
         raise AnswerError(ex, "at the selected positions the labels must be the original ids (labels is -100 "
                               "elsewhere).")
+    at_mask = inputs == mask_id
+    if bool((selected == (at_mask & ~special)).all()) and bool(((inputs != ids) & ~at_mask & ~special).any()):
+        raise AnswerError(ex, "your labels mark only the positions that became [MASK]; every selected token gets its "
+                              "original id as label: the 80% [MASK], the 10% random and the 10% unchanged alike.")
     if not bool((inputs[~selected] == ids[~selected]).all()):
         raise AnswerError(ex, "you changed tokens that were not selected (their label is -100): the inputs may differ "
                               "from input_ids only where the label is not -100.")
@@ -567,8 +579,10 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
     hf_minilm()[0].embeddings.to("cpu", torch.float32)
     got = call_answer(ex, bert_embeddings, ids.clone(), types.clone(), {k: t.clone() for k, t in w.items()},
                       banned=_embedding_bans(), reason=WRITE_IT_YOURSELF)
+    gamma, beta = list(w.values())[-2:]
     compare(ex, got, expected, inputs=(ids, types, w), variants=_embedding_variants(), what="the returned embeddings",
-            case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}")
+            case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
+            terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)))
     report_pass(ex, f"equal to all-MiniLM-L6-v2's embedding layer on input_ids {tuple(ids.shape)}")
 
 
@@ -659,8 +673,15 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         if abs(score - short) <= 1e-6 * max(1.0, abs(short)) and bj - bi + 1 == max_len:
             raise AnswerError(ex, f"your spans are at most {max_len - 1} tokens long, one short: end - start + 1 may "
                                   f"equal max_len = {max_len}{case_note(case)}.")
+        why = ""
+        if T - 1 in (bi, bj) and T - 1 not in (i, j):
+            why = (f" The best span uses the last token, position T-1 = {T - 1}: do your loops reach it (range(T), "
+                   "not range(T - 1))?")
+        elif i == max(range(T), key=s.__getitem__) and bi != i:
+            why = (" You kept the start at the argmax of start_logits; start and end are chosen together, so try "
+                   "every start with every end after it.")
         raise AnswerError(ex, f"({i}, {j}) scores {score:.4f} but ({bi}, {bj}) scores {best:.4f}: find the span with the "
-                              f"largest start_logits[start] + end_logits[end]{case_note(case)}.")
+                              f"largest start_logits[start] + end_logits[end]{case_note(case)}.{why}")
     report_pass(ex, "the best span of every case, against a brute force over all (start, end) pairs")
 
 
@@ -722,6 +743,44 @@ def _count_variants() -> list[tuple[str, Callable]]:
 PARAMETER_CONFIGS = {"BERT-base": (30522, 768, 12, 3072), "BERT-large": (30522, 1024, 24, 4096)}
 
 
+_COUNT_NAMES = ("vocab_size", "hidden", "layers", "intermediate", "max_position", "type_vocab")
+
+
+def _bert_parts(vocab_size, hidden, layers, intermediate, max_position=512, type_vocab=2) -> dict[str, int]:
+    """Parts of BERT by size, to name a difference in a count (per layer, or in the embeddings and pooler)."""
+    H, I = hidden, intermediate
+    return {"a LayerNorm (gamma and beta)": 2 * H, "two LayerNorms": 4 * H, "a bias of size hidden": H,
+            "the feed-forward biases (intermediate + hidden)": I + H, "the four attention biases": 4 * H,
+            "one hidden x hidden matrix": H * H, "the pooler (hidden x hidden and its bias)": H * H + H,
+            "one feed-forward matrix (hidden x intermediate)": H * I, "the attention's four matrices": 4 * H * H}
+
+
+def _count_by_argument(ex: str, bert_parameters: Callable, config: tuple, got: int, expected: int,
+                       bans) -> str | None:
+    """Grow each argument by one and compare how the count moves: the argument whose step is wrong holds the mistake."""
+    grown = [tuple(v + (1 if i == k else 0) for i, v in enumerate(config)) for k in range(len(config))]
+    results = call_answer_each(ex, bert_parameters, [(c, {}) for c in grown], banned=bans, reason=WRITE_IT_YOURSELF)
+    sentences = []
+    for name, bigger, result in zip(_COUNT_NAMES, grown, results):
+        if isinstance(result, AnswerError) or not isinstance(result, (int, float)):
+            return None
+        step, right = int(result) - got, hf_parameter_count(*bigger) - expected
+        if step != right:
+            per = right - step
+            part = next((label for label, size in _bert_parts(*config).items()
+                         if name == "layers" and size == abs(per)), None)
+            detail = f" (per layer, {abs(per):,} {'missing' if per > 0 else 'too many'}: {part})" if part else ""
+            sentences.append(f"when {name} grows by 1, BertModel gains {right:,} parameters and your count "
+                             f"{step:,}{detail}")
+    if sentences:
+        return "Your count depends wrongly on its arguments: " + "; ".join(sentences) + "."
+    gap = expected - got
+    part = next((label for label, size in _bert_parts(*config).items() if size == abs(gap)), None)
+    if part:
+        return f"Every argument moves your count rightly, but it is {abs(gap):,} {'short' if gap > 0 else 'over'}: {part}."
+    return None
+
+
 def check_bert_parameters(bert_parameters: Callable, *, configs: Sequence[tuple] | None = None, seed: int = 0) -> None:
     """Against ``transformers.BertModel(BertConfig(...))`` on the meta device (nothing is allocated)."""
     ex = "bert_parameters"
@@ -747,6 +806,10 @@ def check_bert_parameters(bert_parameters: Callable, *, configs: Sequence[tuple]
             wrong = count(*config)
             if got == wrong != expected:
                 raise AnswerError(ex, f"{message}{case_note(case)} (yours {got:,}, transformers' {expected:,})")
+        found = _count_by_argument(ex, bert_parameters, config, got, expected, bans)
+        if found:
+            raise AnswerError(ex, f"{got:,} parameters; transformers.BertModel has {expected:,}{case_note(case)}. "
+                                  f"{found}")
         raise AnswerError(ex, f"{got:,} parameters; transformers.BertModel has {expected:,}{case_note(case)}.")
     report_pass(ex, "; ".join(f"{c:,}" for c in counts) + " parameters, as transformers.BertModel")
 
@@ -775,6 +838,9 @@ def check_albert_embedding(full_embedding: Any, factorised_embedding: Any) -> No
     if full != V * H:
         if abs(full - 61e6) < 1e6:
             raise AnswerError(ex, f"full_embedding = {full:,.0f} is the slide's rounding; compute V x H exactly.")
+        if math.isclose(full * 1e6, V * H, rel_tol=1e-3):
+            raise AnswerError(ex, f"full_embedding = {full:g} is V x H in millions; give the exact number of "
+                                  "parameters, an int.")
         raise AnswerError(ex, f"full_embedding should be V x H = {V} x {H}, got {full:,.0f}.")
     wrong = {V * E: "factorised_embedding is only V x E; add the E x H matrix that projects up to the hidden size.",
              E * H: "factorised_embedding is only E x H; add the V x E table of small embeddings.",

@@ -14,8 +14,8 @@ import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
 from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, compare, describe, probe,
-                                 report_pass, zeroed)
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
+                                 compare, describe, probe, report_pass)
 
 _COURSE_FFNN = [
     Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),
@@ -115,6 +115,16 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
             if len(got) != len(expected):
                 raise AnswerError(ex, f"a sentence of {len(ids)} words gives {len(ids) + 1} pairs (every word and the "
                                       f"end), you returned {len(got)}{where}.")
+            swaps = {(e, a) for (ce, te), (ca, ta) in zip(expected, got) for e, a in zip((*ce, te), (*ca, ta)) if e != a}
+            names = {BOS_ID: "bos_id (<s>)", EOS_ID: "eos_id (</s>)"}
+            if len(swaps) == 1 and len(got) == len(expected):
+                [(right, used)] = swaps
+                raise AnswerError(ex, f"where {names.get(right, right)} belongs you put {names.get(used, used)}; the "
+                                      f"front of the sentence is padded with bos_id, and eos_id marks its end{where}.")
+            if len(got) == len(expected) and all(ta == te for (_, ta), (_, te) in zip(got, expected)) and \
+                    all(tuple(ca) == tuple(ce)[::-1] for (ca, _), (ce, _) in zip(got, expected)):
+                raise AnswerError(ex, f"each context is in reverse order: the oldest word comes first, the word just "
+                                      f"before the target last{where}.")
             first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             raise AnswerError(ex, f"pair {first} should be {expected[first]}, yours is {got[first]}{where}.")
     report_pass(ex, f"context sizes {list(context_sizes)}")
@@ -209,6 +219,23 @@ def _ffnn_variants() -> list[Variant]:
     ]
 
 
+def _ffnn_probes(idx: torch.Tensor, params: dict) -> list[Probe]:
+    """Each bias set to zero, one-number embeddings (m = 1), and the same word in every context slot."""
+    def changed(**values):
+        return {**params, **values}
+    probes = [Probe("when the hidden bias d is zero", (idx, changed(d=torch.zeros_like(params["d"]))),
+                    hint="look at where you add d: inside the tanh, tanh(d + H x)"),
+              Probe("when the output bias b is zero", (idx, changed(b=torch.zeros_like(params["b"]))),
+                    hint="look at where you add b: y = b + W x + U tanh(d + H x)")]
+    C, H, W = params["C"], params["H"], params.get("W")
+    n = idx.shape[-1]
+    narrow = changed(C=C[:, :1].contiguous(), H=H[:, :n].contiguous(), W=None if W is None else W[:, :n].contiguous())
+    probes.append(Probe("with one-number embeddings (m = 1)", (idx, narrow),
+                        hint="look at how you concatenate the context's embeddings: all m numbers of the first "
+                             "word, then all of the second (x = [C[w1]; C[w2]; ...], a reshape of (B, n, m) to (B, n m))"))
+    return probes
+
+
 def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: int = 11, context_size: int = 3,
                        embed_dim: int = 4, hidden_dim: int = 6, directs: Sequence[bool] = (False, True), seed: int = 0,
                        dtype: torch.dtype = torch.float32, device: Any = None) -> None:
@@ -224,7 +251,11 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
         got = call_answer(ex, ffnn_forward, idx.clone(), given, banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF)
         case = (f"idx {tuple(idx.shape)}, V={vocab_size}, m={embed_dim}, h={hidden_dim}, "
                 f"{'with' if direct else 'without'} direct connections W")
-        compare(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case)
+        compare(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case,
+                terms=Terms(axes=("example", "word of the vocabulary")),
+                probes=lambda idx=idx, params=params: probe(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
+                                                            what="the returned logits", banned=_COURSE_FFNN,
+                                                            reason=WRITE_IT_YOURSELF))
     report_pass(ex, "with and without direct connections" if len(directs) == 2 else f"direct={directs[0]}")
 
 
@@ -282,7 +313,18 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
             got = got.reshape(())
         if isinstance(got, torch.Tensor) and got.dtype == torch.float64 and z.dtype == torch.float32:
             got = got.float()  # a loss computed in float64 is as good: the exercise asks for the value, not the dtype
-        compare(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label)
+        compare(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label,
+                terms=Terms(sizes={"the batch size B": len(targets), "log(V)": math.log(z.shape[-1])}),
+                probes=lambda z=z: probe(ex, cross_entropy, F.cross_entropy, [
+                    Probe("when every row's largest logit is 0", (z - z.max(-1, keepdim=True).values, targets),
+                          hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log sum "
+                               "exp(z - max(z)), so it must be added back"),
+                    Probe("with a batch of one row", (z[:1], targets[:1]),
+                          hint="compute the maximum and the sum over each row (dim=-1, keepdim=True), not over the "
+                               "whole batch, and average the rows' losses"),
+                    Probe("when every row has the same largest logit", (z - z.max(-1, keepdim=True).values + z.max(), targets),
+                          hint="take each row's own maximum (dim=-1), not one maximum of the whole batch")],
+                    what="the returned loss", banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"{len(cases)} case(s), numerically stable" if large else f"{len(cases)} case(s)")
 
 
@@ -330,7 +372,15 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
         if sorted(got) == sorted(expected):
             raise AnswerError(ex, f"the right words in the wrong order: most similar first{where}.")
         if len(got) != k:
-            raise AnswerError(ex, f"return exactly k = {k} ids, you returned {len(got)}{where}.")
+            raise AnswerError(ex, f"you returned {len(got)} ids; return exactly k = {k} ids "
+                                  f"({'too few' if len(got) < k else 'too many'}){where}.")
+        unit = E / E.norm(dim=-1, keepdim=True)
+        [on_unit] = call_answer_each(ex, nearest_neighbours, [((unit, word_id, k), {})])
+        if not isinstance(on_unit, AnswerError) and [int(i) for i in (on_unit.tolist() if isinstance(on_unit, torch.Tensor)
+                                                                        else on_unit)] == expected:
+            raise AnswerError(ex, "your ranking is right when every row of E has length 1 and wrong otherwise: the "
+                                  "cosine similarity divides by each word's own norm, the norm of its row (dim=-1)"
+                                  f"{where}.")
         raise AnswerError(ex, f"the {k} nearest neighbours by cosine similarity are {expected}, yours are {got}{where}.")
     report_pass(ex, f"k={k}, {len(word_ids)} words")
 

@@ -24,6 +24,7 @@ from course_lib.grading import (
     case_note,
     check_tensor,
     compare,
+    explain,
     probe,
     report_pass,
 )
@@ -163,8 +164,29 @@ def check_machines_step(step: str, value: Any, *, exact: bool = False) -> None:
             raise AnswerError(ex, message)
     if step == "weighted_values" and got.shape == (2, 4) and near(got.T, expected):
         raise AnswerError(ex, "machines_weighted_values is transposed: it should have 4 rows (one per word) and 2 columns.")
+    found = explain(got, expected, terms=_table_terms(step), what=name)
+    if found:
+        raise AnswerError(ex, f"{found} It should be {_TABLE_HINTS[step]}.")
     check_tensor(ex, got, what=name, shape=_TABLE_SHAPES[step])
     raise AnswerError(ex, f"{name} should be {_TABLE_HINTS[step]}.")
+
+
+def _table_terms(step: str) -> Terms:
+    """The row's axes, its sizes, and the same row computed from the other words or the other rows of the table."""
+    X = thinking_machines()
+    exact = _table_steps()
+    others: dict[str, torch.Tensor] = {}
+    if step == "scores":
+        others = {f"with the query of '{WORDS[i]}' instead of 'machines' (row 4 of Q)": X @ X[i] for i in range(3)}
+    elif step in ("weighted_values", "z"):
+        for source in ("scores", "scaled"):
+            weighted = exact[source][:, None] * X
+            label = f"with machines_{source} in place of machines_weights"
+            others[label] = weighted if step == "weighted_values" else weighted.sum(0)
+    elif step == "weights":
+        others = {"with machines_scores (unscaled) in place of machines_scaled": torch.softmax(exact["scores"], -1)}
+    axes = ("word", "feature") if step == "weighted_values" else ("feature",) if step == "z" else ("word",)
+    return Terms(axes=axes, others=others, sizes={"sqrt(d_k) = sqrt(2)": math.sqrt(2), "the number of words, 4": 4})
 
 
 # ---------------------------------------------------------------------------
@@ -203,7 +225,7 @@ def check_attention_scores(
         got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         d_k, n = Q.shape[-1], K.shape[-2]
         compare(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
-                terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"),
+                terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), divisor=("sqrt(d_k)", math.sqrt(d_k)),
                             sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n": n}))
     report_pass(ex, f"{len(cases)} case(s)")
 
@@ -362,8 +384,9 @@ def check_self_attention(
         variants = _attention_variants()
         inputs = (Q, K, V, mask)
         probes = [Probe("without a mask", (Q, K, V), {"mask": None},
-                        "look at how you apply the mask: where it is False the score becomes -inf before the "
-                        "softmax (masked_fill returns a new tensor: assign it)")] if mask is not None else []
+                        "look at how you apply the mask: it is True where attention is allowed, so fill -inf where "
+                        "it is False (~mask), before the softmax, and assign the result (masked_fill returns a new "
+                        "tensor)")] if mask is not None else []
         probes.append(Probe("when V is the identity (so the output is the weights)",
                             (Q, K, torch.eye(n, dtype=dtype, device=device).expand(*batch, n, n)), {"mask": mask},
                             "the weights are right: look at how you combine them with V (output = weights @ V)"))
@@ -373,12 +396,22 @@ def check_self_attention(
                                  what=("the returned output", "the returned weights")[part],
                                  banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
 
+        if (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor) and output.shape == expected_w.shape
+                and weights.shape == expected_out.shape and expected_w.shape != expected_out.shape):
+            raise AnswerError(ex, f"the pair is in the wrong order: return (output, weights), the output first{case_note(label)}.")
+        unmasked = _ref_attention(Q, K, V) if mask is not None else None
+        no_effect = "as if there were no mask: your mask has no effect (masked_fill returns a new tensor: assign it)"
         positions = (*["batch"] * len(batch), "query position")
         compare(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
                 case=label, pick=lambda r: r[1], probes=explore(1),
-                terms=Terms(axes=(*positions, "key position"), sums_to_one=-1))
+                terms=Terms(axes=(*positions, "key position"), sums_to_one=-1,
+                            others={no_effect: unmasked[1]} if mask is not None else {}))
+        scores = _ref_scores(Q, K) if mask is None else _ref_scores(Q, K).masked_fill(~mask, 0.0)
         compare(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
-                case=label, pick=lambda r: r[0], probes=explore(0), terms=Terms(axes=(*positions, "value feature")))
+                case=label, pick=lambda r: r[0], probes=explore(0),
+                terms=Terms(axes=(*positions, "value feature"),
+                            others={"from the scores instead of the softmax weights (scores @ V; the output is "
+                                    "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))
     report_pass(ex, f"masks: {', '.join(masks)}")
 
 
@@ -404,6 +437,15 @@ def check_space_invader_weights(space_invader_weights: Any, *, exact: bool = Fal
         raise AnswerError(ex, "the mask was applied after the softmax: rows no longer sum to 1.")
     if torch.allclose(got, torch.softmax(scores.masked_fill(~causal, 0.0), -1), atol=1e-4, rtol=0):
         raise AnswerError(ex, "masked with 0 instead of -inf: future positions still get weight.")
+    masked = lambda t: torch.softmax(t.masked_fill(~causal, float("-inf")), -1)  # noqa: E731
+    found = explain(got, expected, what="space_invader_weights", terms=Terms(
+        axes=("query word", "key word"), sums_to_one=-1,
+        others={"from the scores divided by sqrt(d_k) once more (they are already scaled)": masked(scores / 2),
+                "with the mask transposed (each word sees the words after it)": torch.softmax(
+                    scores.masked_fill(~causal.T, float("-inf")), -1)}))
+    if found:
+        raise AnswerError(ex, f"{found} It should be the softmax over each row of the scores with future positions "
+                              "set to -inf.")
     raise AnswerError(ex, "should be softmax over each row of the scores with future positions set to -inf.")
 
 

@@ -252,6 +252,9 @@ def _mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
         yield kind, query, key, value, mask
 
 
+_NO_EFFECT = "as if there were no mask: your mask has no effect (is it passed on, and applied?)"
+
+
 def _mha_reference(query, key, value, w, num_heads, mask=None):
     """nn.MultiheadAttention with the weights ``w`` (the probes' reference)."""
     with torch.no_grad():
@@ -273,8 +276,24 @@ def _attention_probes(args: tuple, num_heads: int, mask) -> list[Probe]:
     probes = []
     if mask is not None:
         probes.append(Probe("without a mask", (*args, num_heads), {"mask": None},
-                            "look at how you apply the mask: True marks a position that may be attended to, and a "
-                            "masked score becomes -inf before the softmax"))
+                            "look at how you apply the mask: it is True where attention is allowed, so a score "
+                            "becomes -inf where it is False (~mask), before the softmax; and a (T_q, T_k) or (B, T_q, "
+                            "T_k) mask needs an axis for the heads"))
+    weights = args[-1] if isinstance(args[-1], dict) else None
+    if weights is not None:
+        biases = {k: (torch.zeros_like(t) if k.startswith("b_") else t) for k, t in weights.items()}
+        probes.append(Probe("when every bias is zero", (*args[:-1], biases, num_heads), {"mask": mask},
+                            "look at the biases: each projection adds its own (b_q, b_k, b_v, b_o; b_1, b_2)"))
+        symmetric = {k: ((t + t.T) / 2 if t.dim() == 2 and t.shape[0] == t.shape[1] else t) for k, t in weights.items()}
+        if any(t.dim() == 2 and t.shape[0] == t.shape[1] for t in weights.values()):
+            probes.append(Probe("when every square weight matrix is symmetric", (*args[:-1], symmetric, num_heads),
+                                {"mask": mask}, "look at how you apply the weights: a projection computes x @ W.T "
+                                "(nn.Linear stores W as (out, in))"))
+        if "gamma_1" in weights:
+            shared = {**weights, "gamma_2": weights["gamma_1"], "beta_2": weights["beta_1"]}
+            probes.append(Probe("when the two LayerNorms have the same gamma and beta", (*args[:-1], shared, num_heads),
+                                {"mask": mask}, "look at which LayerNorm parameters you use where: gamma_1, beta_1 "
+                                "after the attention, gamma_2, beta_2 after the feed-forward network"))
     if num_heads > 1:
         probes.append(Probe("with one head", (*args, 1), {"mask": mask},
                             "look at how you split the features into heads, and join them back "
@@ -305,7 +324,9 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
                           banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
         compare(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=_mha_variants(),
-                what="the returned output", case=label, terms=Terms(axes=("batch", "query position", "feature")),
+                what="the returned output", case=label,
+                terms=Terms(axes=("batch", "query position", "feature"),
+                            others={} if mask is None else {_NO_EFFECT: _mha_reference(query, key, value, w, num_heads)}),
                 probes=lambda q=query, k=key, v=value, m=mask: probe(
                     ex, multi_head_attention, _mha_reference, _attention_probes((q, k, v, w), num_heads, m),
                     what="the returned output", banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF))
@@ -379,7 +400,7 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
         one = (x[:1, :1], s[:1, :1], gamma, beta)
         compare(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=_add_norm_variants(),
                 what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}",
-                terms=Terms(axes=("batch", "position", "feature")),
+                terms=Terms(axes=("batch", "position", "feature"), layer_norm=(gamma, beta)),
                 probes=lambda x=x, s=s, one=one, eps=eps: probe(
                     ex, add_norm, _norm_reference,
                     [Probe("for a single position", one, {"eps": eps},
@@ -486,7 +507,8 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
                           reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM})
         compare(ex, got, expected, inputs=(x, w, num_heads, mask), variants=_block_variants(),
                 what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
-                terms=Terms(axes=("batch", "position", "feature")),
+                terms=Terms(axes=("batch", "position", "feature"), layer_norm=(w["gamma_2"], w["beta_2"]),
+                            others={} if mask is None else {_NO_EFFECT: _block_reference(x, w, num_heads)}),
                 probes=lambda x=x, m=mask: probe(
                     ex, encoder_block, _block_reference, _attention_probes((x, w), num_heads, m), what="the block's output",
                     banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM}))
@@ -541,6 +563,11 @@ def run_mha_module(MultiHeadAttention: Callable, d_model: int, num_heads: int, w
     return outcomes
 
 
+def _exchanged(w: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    """The weights with the key and value projections exchanged."""
+    return {**w, "W_k": w["W_v"], "b_k": w["b_v"], "W_v": w["W_k"], "b_v": w["b_k"]}
+
+
 def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: int = 5, d_model: int = 8,
                      num_heads: int = 2, dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
     """The module's four nn.Linear projections (q_proj, k_proj, v_proj, out_proj) get nn.MultiheadAttention's weights;
@@ -562,8 +589,13 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
     for (kind, q, k, v, mask), (got, requires_grad, missing) in zip(cases, outcomes):
         with torch.no_grad():
             expected, _ = reference(q, k, v, attn_mask=_torch_mask(mask, num_heads), need_weights=False)
+        others = {"with the keys made by v_proj and the values by k_proj: check which layer projects which input":
+                  _mha_reference(q, k, v, _exchanged(w), num_heads, mask)}
+        if mask is not None:
+            others[_NO_EFFECT] = _mha_reference(q, k, v, w, num_heads)
         compare(ex, got, expected, what="the module's output", case=f"{kind} mask, query {tuple(q.shape)}, "
-                                                                    f"key and value {tuple(k.shape)}")
+                                                                    f"key and value {tuple(k.shape)}",
+                terms=Terms(axes=("batch", "query position", "feature"), others=others))
         if not requires_grad:
             raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it from "
                                   "self.q_proj, self.k_proj, self.v_proj and self.out_proj, without torch.no_grad().")
