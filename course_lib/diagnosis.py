@@ -140,6 +140,19 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
                     f"{'extra' if a.dim() > e.dim() else 'missing'}.")
         return (f"{what} holds the right numbers laid out as shape {got}; they belong in shape {want} "
                 "(a reshape or view where a transpose was needed, or the other way round).")
+    if a.dim() == e.dim():  # one axis of another size: is it another size of the exercise?
+        differ = [i for i in range(a.dim()) if got[i] != want[i]]
+        if len(differ) == 1:
+            axis = differ[0]
+            name = terms.axis_name(axis, a.dim())
+            if abs(got[axis] - want[axis]) == 1:
+                return (f"{what} has {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
+                        f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late?")
+            named = [n for n, v in terms.sizes.items() if v == got[axis]]
+            if named:
+                right = [n for n, v in terms.sizes.items() if v == want[axis]]
+                return (f"{what} has {got[axis]} entries along the {name} axis, which is "
+                        f"{named[0]}, where {want[axis]}{' = ' + right[0] if right else ''} is expected (shape {want}).")
     if a.dim() + 1 == e.dim():  # one axis too few: a single slice of it, or a sum or mean over it
         for axis in range(e.dim()):
             name = terms.axis_name(axis, e.dim())
@@ -233,7 +246,11 @@ def _factor(pair: _Pair, terms: Terms, what: str) -> str | None:
         return (f"{what} is the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} where the "
                 f"division is by {name} = {_fmt(value)}.")
     hint = ""
-    if named:
+    if named.startswith(" (= 1 / the number of"):
+        hint = " A mean where a sum belongs?"
+    elif named.startswith(" (= the number of"):
+        hint = " A sum where a mean belongs?"
+    elif named:
         hint = " Look at where that number enters (or should leave) your computation."
     return f"{what} is the correct answer times {_fmt(c)}{named}, everywhere.{hint}"
 
@@ -283,6 +300,9 @@ def _rounded(pair: _Pair, terms: Terms, what: str) -> str | None:
     for decimals in range(0, 5):
         rounded = torch.round(pair.e, decimals=decimals)
         if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0, atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
+            if decimals == 0:
+                return (f"{what} holds whole numbers where the correct values have fractions: an integer division "
+                        "(//) or int() cuts them off.")
             return (f"{what} is the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
                     "full precision (compute it; do not copy rounded numbers).")
     return None
@@ -307,7 +327,7 @@ def _layer_norm(pair: _Pair, terms: Terms, what: str) -> str | None:
         return (f"{what} is normalised over the right axis, but with the unbiased variance (divided by n - 1): "
                 "LayerNorm divides by n (unbiased=False, or correction=0).")
     for axis in range(pair.a.dim() - 1):
-        if pair.a.shape[axis] > 2 and standard(axis) and not standard(last):
+        if pair.a.shape[axis] > 1 and standard(axis) and not standard(last):
             return (f"{what} is normalised over the {terms.axis_name(axis, pair.a.dim())} axis; LayerNorm takes the "
                     f"mean and the variance over the {name} axis (dim=-1), each position on its own.")
     return None

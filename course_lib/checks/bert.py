@@ -231,6 +231,10 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
             raise AnswerError(ex, f"your pieces for {word!r} come from BERT's own vocabulary, not from the `vocab` you "
                                   "were given: look every piece up in `vocab`.")
         plain = lambda pieces: "".join(p[2:] if p.startswith("##") else p for p in pieces)  # noqa: E731
+        if UNK in got and UNK not in expected and any(len(p.removeprefix("##")) == 1 for p in expected):
+            raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: pieces of a single "
+                                  "character are in the vocabulary too, so try every length down to one character "
+                                  "before giving up with [UNK].")
         if UNK not in got and UNK not in expected and plain(got) == plain(expected) and len(got) != len(expected):
             first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: from piece "
@@ -582,7 +586,18 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
     gamma, beta = list(w.values())[-2:]
     compare(ex, got, expected, inputs=(ids, types, w), variants=_embedding_variants(), what="the returned embeddings",
             case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
-            terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)))
+            terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)),
+            probes=lambda: probe(ex, bert_embeddings, lambda i, t, ww: _embed(i, t, ww), [
+                Probe(f"when the {table} table is zero", (ids, types, {**w, key: torch.zeros_like(w[key])}),
+                      hint=f"look at how the {table} embeddings enter: token + position + segment are added first, "
+                           "then LayerNorm")
+                for table, key in (("position", EMBEDDING_KEYS[1]), ("segment", EMBEDDING_KEYS[2]))] + [
+                Probe("when the position and segment tables are both zero",
+                      (ids, types, {**w, EMBEDDING_KEYS[1]: torch.zeros_like(w[EMBEDDING_KEYS[1]]),
+                                    EMBEDDING_KEYS[2]: torch.zeros_like(w[EMBEDDING_KEYS[2]])}),
+                      hint="look at the order: add the token, position and segment embeddings first, then LayerNorm "
+                           "the sum")],
+                what="the returned embeddings", banned=_embedding_bans(), reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to all-MiniLM-L6-v2's embedding layer on input_ids {tuple(ids.shape)}")
 
 
@@ -767,15 +782,15 @@ def _count_by_argument(ex: str, bert_parameters: Callable, config: tuple, got: i
         step, right = int(result) - got, hf_parameter_count(*bigger) - expected
         if step != right:
             per = right - step
-            part = next((label for label, size in _bert_parts(*config).items()
-                         if name == "layers" and size == abs(per)), None)
+            part = " or ".join(label for label, size in _bert_parts(*config).items()
+                               if name == "layers" and size == abs(per)) or None
             detail = f" (per layer, {abs(per):,} {'missing' if per > 0 else 'too many'}: {part})" if part else ""
             sentences.append(f"when {name} grows by 1, BertModel gains {right:,} parameters and your count "
                              f"{step:,}{detail}")
     if sentences:
         return "Your count depends wrongly on its arguments: " + "; ".join(sentences) + "."
     gap = expected - got
-    part = next((label for label, size in _bert_parts(*config).items() if size == abs(gap)), None)
+    part = " or ".join(label for label, size in _bert_parts(*config).items() if size == abs(gap)) or None
     if part:
         return f"Every argument moves your count rightly, but it is {abs(gap):,} {'short' if gap > 0 else 'over'}: {part}."
     return None

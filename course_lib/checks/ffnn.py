@@ -305,8 +305,16 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
         got = call_answer(ex, cross_entropy, z.clone(), targets.clone(), banned=_CROSS_ENTROPY_BUILTINS,
                           reason=WRITE_IT_YOURSELF)
         if isinstance(got, torch.Tensor) and got.numel() == 1 and not bool(torch.isfinite(got).all()):
-            raise AnswerError(ex, f"your loss is {got.item()} on {label}: exp(1000) overflows. Use the log-sum-exp "
-                                  "trick: log sum exp(z) = max(z) + log sum exp(z - max(z)).")
+            rows = call_answer_each(ex, cross_entropy, [((z[i:i + 1], targets[i:i + 1]), {}) for i in range(len(z))],
+                                    banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF)
+            if all(isinstance(r, torch.Tensor) and bool(torch.isfinite(r).all()) for r in rows):
+                raise AnswerError(ex, f"your loss is {got.item()} on {label}, but finite for each row on its own: "
+                                      "subtract each row's own maximum (max over dim=-1, keepdim=True), not one maximum "
+                                      "of the whole batch, or some rows underflow to log(0).")
+            raise AnswerError(ex, f"your loss is {got.item()} on {label}: exp(1000) overflows to inf, and the "
+                                  "probability of a target far below the maximum underflows to 0, whose log is -inf. "
+                                  "Stay in log space with the log-sum-exp trick: loss = log sum exp(z) - z_target, "
+                                  "with log sum exp(z) = max(z) + log sum exp(z - max(z)).")
         if isinstance(got, (float, int)):
             raise AnswerError(ex, "return a tensor (so that the loss can be backpropagated), not a Python number.")
         if isinstance(got, torch.Tensor) and got.shape == (1,):

@@ -142,14 +142,15 @@ def check_slide_example(f_slide: Any, c_slide: Any, *, exact: bool = False) -> N
                                                      "the forget gate reads [h_(t-1); x_t]."),
                          (torch.sigmoid(t(2.2)), "c_slide is the forget gate of [c; x], not the cell: use h in the gate and "
                                                  "multiply f by c."),
-                         (exact_f, "c_slide is f itself: multiply by the old cell, c' = f * c_(t-1) with c_(t-1) = 2."),
+                         (exact_f, "c_slide is f itself (f times h_prev = 1?): multiply by the old cell instead, c' = f * c_prev "
+                                    "with c_prev = 2."),
                          (exact_f + 2, "c_slide adds f to the cell; the forget gate multiplies: c' = f * c_(t-1).")]
         for wrong, message in mistakes:
             if near(got, wrong):
                 raise AnswerError(ex, message)
-        formula = express(got.item(), {"f_t": exact_f.item(), "c_(t-1)": 2.0, "h_(t-1)": 1.0, "x_t": 0.2})
+        formula = express(got.item(), {"f_t": exact_f.item(), "c_prev": 2.0, "h_prev": 1.0, "x_t": 0.2})
         if formula:
-            right = "f_t" if name == "f_slide" else "f_t * c_(t-1)"
+            right = "f_t" if name == "f_slide" else "f_t * c_prev"
             raise AnswerError(ex, f"{name} = {got.item():.6g} = {formula}, from the slide's numbers; it should be "
                                   f"{right} = {expected.item():.6f}.")
         source = ("your forget_gate gives f = sigmoid(1.2) wrongly (see its check above)" if name == "f_slide" else

@@ -18,6 +18,7 @@ import torch.nn.utils.clip_grad as clip_grad_module
 from torch import nn
 
 import course_lib.rnn as course_rnn
+from course_lib.diagnosis import express
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, close, compare, describe,
                                  probe, report_pass, zeroed)
@@ -137,7 +138,7 @@ def _step_variants() -> list[Variant]:
     ]
 
 
-_HINTS = {"b": "look at where you add the bias b: inside the tanh, h_t = tanh(b + W h_(t-1) + U x_t)"}
+_HINTS = {"b": "look at how the bias b enters: once, inside the tanh, h_t = tanh(b + W h_(t-1) + U x_t)"}
 
 
 def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[int, int]] = ((4, 4), (3, 5)),
@@ -253,7 +254,10 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
                              reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
 
     compare(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
-            pick=lambda r: r[0], terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1), probes=explore(0))
+            pick=lambda r: r[0], probes=explore(0),
+            terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1,
+                        sizes={"the batch size B": batch, "the number of steps T": seq_len, "the input size D": input_dim,
+                               "the hidden size H": hidden_dim}))
     compare(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
             terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
     report_pass(ex, f"equals nn.RNN over T={seq_len} steps")
@@ -324,6 +328,22 @@ def _grads_close(got: list, expected: list) -> bool:
     return True
 
 
+def _common_factor(after: list, before: list) -> float | None:
+    """The one number every gradient was multiplied by, if there is one."""
+    ratios = []
+    for a, b in zip(after, before):
+        if a is None or b is None:
+            continue
+        b64, a64 = b.detach().double().cpu(), a.detach().double().cpu()
+        c = float((a64 * b64).sum() / (b64 * b64).sum())
+        if not torch.allclose(a64, c * b64, rtol=1e-4, atol=1e-7):
+            return None
+        ratios.append(c)
+    if ratios and max(ratios) - min(ratios) <= 1e-4 * max(abs(r) for r in ratios):
+        return ratios[0]
+    return None
+
+
 def _as_number(ex: str, value: Any, case: str) -> float:
     if value is None:
         raise AnswerError(ex, f"returned None: return the total norm of the gradients before clipping, like "
@@ -378,6 +398,17 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
             for name, message, wrong in _clip_variants(before, max_norm):
                 if _grads_close(after, wrong) and not _grads_close(wrong, expected_grads):
                     raise AnswerError(ex, f"{message}{case_note(case)}")
+            coefficient = _common_factor(after, before)
+            if coefficient is not None:
+                named = {"max_norm": max_norm, "total_norm": expected_total,
+                         "the norm of the parameters themselves": math.sqrt(sum(float(p.detach().double().pow(2).sum())
+                                                                                for p in params)),
+                         "the number of gradient entries": sum(g.numel() for g in before if g is not None)}
+                formula = express(coefficient, named, rel_tol=1e-4)
+                if formula:
+                    raise AnswerError(ex, f"you scaled every gradient by {coefficient:.4g} = {formula}; the factor is "
+                                          f"max_norm / total_norm = {max_norm / expected_total:.4g}, with total_norm the "
+                                          f"norm of all the gradients (p.grad) together{case_note(case)}.")
             raise AnswerError(ex, f"the gradients after clipping are wrong{case_note(case)}: each should be "
                                   f"multiplied by min(1, max_norm / total_norm), with total_norm = {expected_total:.4g}.")
         total = _as_number(ex, result, case)

@@ -299,7 +299,8 @@ def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (1, 4, 
             Variant("no_diagonal", "your mask hides each position from itself; the diagonal must be True (a word may attend to itself).",
                     lambda: torch.ones(n, n).tril(-1).bool()),
         ]
-        compare(ex, got, expected, variants=variants, what="the returned mask", case=f"n={n}")
+        compare(ex, got, expected, variants=variants, what="the returned mask", case=f"n={n}",
+                terms=Terms(axes=("query position", "key position")))
     report_pass(ex, f"n in {list(sizes)}")
 
 
@@ -464,4 +465,6 @@ def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> N
         raise AnswerError(ex, "these are the slide's printed values; they do not follow from its scores. Compute the softmax.")
     if torch.allclose(got, torch.softmax(s / BROWN_DOG_DK, -1), atol=1e-4, rtol=0):
         raise AnswerError(ex, "divided by d_k = 64; divide by sqrt(d_k) = 8.")
-    raise AnswerError(ex, "should be softmax(scores / sqrt(64)).")
+    found = explain(got, expected, what="brown_dog_weights", terms=Terms(axes=("word",), sums_to_one=-1))
+    raise AnswerError(ex, f"{found + ' ' if found else ''}It should be softmax(scores / sqrt(64)): divide the scores, "
+                          "then the softmax.")

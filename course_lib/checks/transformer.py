@@ -290,6 +290,13 @@ def _attention_probes(args: tuple, num_heads: int, mask) -> list[Probe]:
                                 {"mask": mask}, "look at how you apply the weights: a projection computes x @ W.T "
                                 "(nn.Linear stores W as (out, in))"))
         if "gamma_1" in weights:
+            d = args[0].shape[-1]
+            x_normed = F.layer_norm(args[0], (d,))
+            quiet = {**weights, "W_o": torch.zeros_like(weights["W_o"]), "b_o": torch.zeros_like(weights["b_o"]),
+                     "gamma_1": torch.ones_like(weights["gamma_1"]), "beta_1": torch.zeros_like(weights["beta_1"])}
+            probes.append(Probe("when the attention sublayer leaves x unchanged (x' = x)", (x_normed, quiet, num_heads),
+                                {"mask": mask}, "look at which tensor feeds the feed-forward network and its residual: "
+                                "x' = LayerNorm(x + attention), not x"))
             shared = {**weights, "gamma_2": weights["gamma_1"], "beta_2": weights["beta_1"]}
             probes.append(Probe("when the two LayerNorms have the same gamma and beta", (*args[:-1], shared, num_heads),
                                 {"mask": mask}, "look at which LayerNorm parameters you use where: gamma_1, beta_1 "
