@@ -68,6 +68,15 @@ def failures(autograded: Path) -> dict[str, str]:
     return found
 
 
+#: nbconvert's page keeps an output line on one line (a verdict then scrolls off to the right): wrap it
+WRAP_OUTPUT = "<style>.output_area pre, .output_subarea pre { white-space: pre-wrap; word-wrap: break-word; }</style>"
+
+
+def with_wrapped_output(page: str) -> str:
+    """The feedback page with its output lines wrapped to the page's width."""
+    return page.replace("</head>", WRAP_OUTPUT + "</head>", 1)
+
+
 def error_page(student_id: str, assignment: str, reason: str) -> str:
     """Feedback for a submission that could not be graded at all."""
     return (

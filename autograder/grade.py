@@ -249,7 +249,7 @@ def grade_one(template: str, workdir: str, assignment: str, student_id: str, not
     fb = api.generate_feedback(assignment, student_id)
     html_path = root / "feedback" / student_id / assignment / f"{assignment}.html"
     if fb.get("success") and html_path.exists():
-        shutil.copyfile(html_path, out_html)
+        out_html.write_text(feedback.with_wrapped_output(html_path.read_text(encoding="utf-8")), encoding="utf-8")
     else:
         out_html.write_text(feedback.error_page(student_id, assignment, "feedback could not be rendered"), encoding="utf-8")
     result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, assignment, student_id)

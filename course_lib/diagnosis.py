@@ -19,7 +19,7 @@ from typing import Callable, Mapping, Sequence
 
 import torch
 
-__all__ = ["Terms", "diagnose", "relate_number", "list_words", "express"]
+__all__ = ["Terms", "diagnose", "relate_number", "list_words", "express", "verb"]
 
 
 @dataclass(frozen=True)
@@ -55,6 +55,19 @@ class Terms:
         if len(self.axes) == ndim and self.axes[axis]:
             return self.axes[axis]
         return f"axis {axis}"
+
+
+_PLURALS = {"is": "are", "has": "have", "holds": "hold", "differs": "differ", "does": "do", "sums": "sum"}
+
+
+def verb(subject: str, singular: str) -> str:
+    """``singular`` ("is", "has" ...) agreeing with ``subject``: "the returned weights are", "the returned loss is".
+
+    A subject whose last word is a variable name (with an underscore) is one thing, whatever its ending.
+    """
+    last = subject.split()[-1] if subject.split() else ""
+    plural = last.endswith("s") and not last.endswith("ss") and "_" not in last
+    return _PLURALS.get(singular, singular) if plural else singular
 
 
 def list_words(items: Sequence[str], conjunction: str = "and") -> str:
@@ -132,13 +145,13 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
             if perm != tuple(range(a.dim())) and tuple(a.permute(perm).shape) == want and pair.is_right(a.permute(perm)):
                 moved = [i for i in range(a.dim()) if perm[i] != i]
                 names = [terms.axis_name(i, e.dim()) for i in moved]
-                return (f"{what} has the right values with its axes in the wrong order: shape {got} where {want} is "
+                return (f"{what} {verb(what, 'has')} the right values with its axes in the wrong order: shape {got} where {want} is "
                         f"expected (the {list_words(names)} axes are swapped).")
     if a.numel() == e.numel() and a.numel() > 0 and pair.is_right(a.reshape(want)):
         if [s for s in got if s != 1] == [s for s in want if s != 1]:
-            return (f"{what} has the right values but shape {got} instead of {want}: an axis of size 1 is "
+            return (f"{what} {verb(what, 'has')} the right values but shape {got} instead of {want}: an axis of size 1 is "
                     f"{'extra' if a.dim() > e.dim() else 'missing'}.")
-        return (f"{what} holds the right numbers laid out as shape {got}; they belong in shape {want} "
+        return (f"{what} {verb(what, 'holds')} the right numbers laid out as shape {got}; they belong in shape {want} "
                 "(a reshape or view where a transpose was needed, or the other way round).")
     if a.dim() == e.dim():  # one axis of another size: is it another size of the exercise?
         differ = [i for i in range(a.dim()) if got[i] != want[i]]
@@ -146,28 +159,28 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
             axis = differ[0]
             name = terms.axis_name(axis, a.dim())
             if abs(got[axis] - want[axis]) == 1:
-                return (f"{what} has {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
+                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
                         f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late?")
             named = [n for n, v in terms.sizes.items() if v == got[axis]]
             if named:
                 right = [n for n, v in terms.sizes.items() if v == want[axis]]
-                return (f"{what} has {got[axis]} entries along the {name} axis, which is "
+                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, which is "
                         f"{named[0]}, where {want[axis]}{' = ' + right[0] if right else ''} is expected (shape {want}).")
     if a.dim() + 1 == e.dim():  # one axis too few: a single slice of it, or a sum or mean over it
         for axis in range(e.dim()):
             name = terms.axis_name(axis, e.dim())
             for index, which in ((0, "first"), (-1, "last")):
                 if e.shape[axis] > 1 and pair.near(a, e.select(axis, index)):
-                    return f"{what} is only the {which} {name} (shape {got}); return every {name}: shape {want}."
+                    return f"{what} {verb(what, 'is')} only the {which} {name} (shape {got}); return every {name}: shape {want}."
             if pair.near(a, e.sum(axis)):
-                return f"{what} is summed over the {name} axis (shape {got}); keep that axis: shape {want}."
+                return f"{what} {verb(what, 'is')} summed over the {name} axis (shape {got}); keep that axis: shape {want}."
             if pair.near(a, e.mean(axis)):
-                return f"{what} is averaged over the {name} axis (shape {got}); keep that axis: shape {want}."
+                return f"{what} {verb(what, 'is')} averaged over the {name} axis (shape {got}); keep that axis: shape {want}."
     if a.dim() == e.dim() + 1:  # one axis too many
         for axis in range(a.dim()):
             for reduce, word in ((a.sum, "sum"), (a.mean, "average")):
                 if pair.is_right(reduce(axis)):
-                    return (f"{what} has an extra axis {axis} of size {got[axis]} (shape {got}): its {word} over that "
+                    return (f"{what} {verb(what, 'has')} an extra axis {axis} of size {got[axis]} (shape {got}): its {word} over that "
                             f"axis is the right answer, shape {want}.")
     return None
 
@@ -182,7 +195,7 @@ def _dtype_or_device(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, 
     if answer.device != expected.device:
         parts.append(f"on {answer.device} where {expected.device} is expected (create new tensors on the inputs' "
                      "device)")
-    return f"{what} has the right values, but {' and '.join(parts)}."
+    return f"{what} {verb(what, 'has')} the right values, but {' and '.join(parts)}."
 
 
 def _not_finite(pair: _Pair, terms: Terms, what: str) -> str | None:
@@ -199,7 +212,7 @@ def _not_finite(pair: _Pair, terms: Terms, what: str) -> str | None:
     hint = (" Where does it come from? exp of a large number overflows to inf, and inf - inf or 0 * inf is NaN "
             "(subtract the maximum before exp); a row whose scores are all -inf (every position masked) gives NaN "
             "after the softmax; and the log of 0 is -inf.")
-    return (f"{what} has {' and '.join(kinds)} in {count} of {total} entries (the first at {where}) where the correct "
+    return (f"{what} {verb(what, 'has')} {' and '.join(kinds)} in {count} of {total} entries (the first at {where}) where the correct "
             f"answer is finite.{tail}{hint}")
 
 
@@ -209,11 +222,11 @@ def _should_be_infinite(pair: _Pair, terms: Terms, what: str) -> str | None:
         return None
     sign = "-inf" if float(pair.e[missing][0]) < 0 else "inf"
     if pair.a.numel() == 1:
-        return (f"{what} is {_fmt(float(pair.a.reshape(-1)[0]))}, but the correct answer is {sign}: a probability of 0 "
+        return (f"{what} {verb(what, 'is')} {_fmt(float(pair.a.reshape(-1)[0]))}, but the correct answer is {sign}: a probability of 0 "
                 "somewhere makes the log -inf; return that instead of skipping or clamping it.")
     first = [int(i) for i in missing.nonzero()[0]]
     where = ", ".join(f"{terms.axis_name(k, pair.a.dim())} {i}" for k, i in enumerate(first))
-    return f"{what} is finite where the correct answer is {sign} (the first at {where}): those entries must stay {sign}."
+    return f"{what} {verb(what, 'is')} finite where the correct answer is {sign} (the first at {where}): those entries must stay {sign}."
 
 
 def _same_shape_transpose(pair: _Pair, terms: Terms, what: str) -> str | None:
@@ -221,7 +234,7 @@ def _same_shape_transpose(pair: _Pair, terms: Terms, what: str) -> str | None:
     for i, j in itertools.combinations(range(a.dim()), 2):
         if a.shape[i] == a.shape[j] > 1 and pair.is_right(a.transpose(i, j)):
             names = list_words([terms.axis_name(i, a.dim()), terms.axis_name(j, a.dim())])
-            return f"{what} is transposed: the {names} axes are swapped."
+            return f"{what} {verb(what, 'is')} transposed: the {names} axes are swapped."
     return None
 
 
@@ -239,11 +252,11 @@ def _factor(pair: _Pair, terms: Terms, what: str) -> str | None:
     if a.numel() < 3 and not named:  # one or two numbers are always a multiple of each other: say it only when it means something
         return None
     if math.isclose(c, -1.0, rel_tol=1e-3):
-        return f"{what} has the right size but the opposite sign everywhere: a sign is flipped."
+        return f"{what} {verb(what, 'has')} the right size but the opposite sign everywhere: a sign is flipped."
     if terms.divisor is not None:
         name, value = terms.divisor
         used = value / c
-        return (f"{what} is the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} where the "
+        return (f"{what} {verb(what, 'is')} the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} where the "
                 f"division is by {name} = {_fmt(value)}.")
     hint = ""
     if named.startswith(" (= 1 / the number of"):
@@ -252,7 +265,7 @@ def _factor(pair: _Pair, terms: Terms, what: str) -> str | None:
         hint = " A sum where a mean belongs?"
     elif named:
         hint = " Look at where that number enters (or should leave) your computation."
-    return f"{what} is the correct answer times {_fmt(c)}{named}, everywhere.{hint}"
+    return f"{what} {verb(what, 'is')} the correct answer times {_fmt(c)}{named}, everywhere.{hint}"
 
 
 def _shift(pair: _Pair, terms: Terms, what: str) -> str | None:
@@ -265,12 +278,12 @@ def _shift(pair: _Pair, terms: Terms, what: str) -> str | None:
     if a.numel() < 3 and not named:
         return None
     if pair.near(a, e + c):
-        return f"{what} is the correct answer {'plus' if c > 0 else 'minus'} {_fmt(abs(c))}{named}, everywhere: a constant term is off."
+        return f"{what} {verb(what, 'is')} the correct answer {'plus' if c > 0 else 'minus'} {_fmt(abs(c))}{named}, everywhere: a constant term is off."
     if a.dim() >= 2 and a.shape[-1] > 1:
         per_row = d.mean(-1, keepdim=True)
         if pair.near(a, e + per_row):  # d is the same along the last axis: one number per row is off
             name = terms.axis_name(-1, a.dim())
-            return (f"{what} differs from the correct answer by one number per row (the same all along the {name} "
+            return (f"{what} {verb(what, 'differs')} from the correct answer by one number per row (the same all along the {name} "
                     "axis, different from row to row): something you add or subtract per row, such as a normaliser "
                     "(the log of a sum) or a maximum, is left out or computed over the wrong axis.")
     return None
@@ -292,7 +305,7 @@ def _elementwise(pair: _Pair, terms: Terms, what: str) -> str | None:
         with torch.no_grad():
             candidate = fn(pair.e)
         if bool(torch.isfinite(candidate).all()) and not pair.near(candidate, pair.e) and pair.near(pair.a, candidate):
-            return f"{what} is {name}."
+            return f"{what} {verb(what, 'is')} {name}."
     return None
 
 
@@ -301,9 +314,9 @@ def _rounded(pair: _Pair, terms: Terms, what: str) -> str | None:
         rounded = torch.round(pair.e, decimals=decimals)
         if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0, atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
             if decimals == 0:
-                return (f"{what} holds whole numbers where the correct values have fractions: an integer division "
+                return (f"{what} {verb(what, 'holds')} whole numbers where the correct values have fractions: an integer division "
                         "(//) or int() cuts them off.")
-            return (f"{what} is the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
+            return (f"{what} {verb(what, 'is')} the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
                     "full precision (compute it; do not copy rounded numbers).")
     return None
 
@@ -324,11 +337,11 @@ def _layer_norm(pair: _Pair, terms: Terms, what: str) -> str | None:
             bool(torch.allclose(var, torch.ones_like(var), atol=2e-2))
 
     if standard(last, correction=1) and not standard(last):
-        return (f"{what} is normalised over the right axis, but with the unbiased variance (divided by n - 1): "
+        return (f"{what} {verb(what, 'is')} normalised over the right axis, but with the unbiased variance (divided by n - 1): "
                 "LayerNorm divides by n (unbiased=False, or correction=0).")
     for axis in range(pair.a.dim() - 1):
         if pair.a.shape[axis] > 1 and standard(axis) and not standard(last):
-            return (f"{what} is normalised over the {terms.axis_name(axis, pair.a.dim())} axis; LayerNorm takes the "
+            return (f"{what} {verb(what, 'is')} normalised over the {terms.axis_name(axis, pair.a.dim())} axis; LayerNorm takes the "
                     f"mean and the variance over the {name} axis (dim=-1), each position on its own.")
     return None
 
@@ -345,19 +358,19 @@ def _along_axis(pair: _Pair, terms: Terms, what: str) -> str | None:
             continue
         name = terms.axis_name(axis, a.dim())
         if pair.is_right(a.flip(axis)) and not pair.near(e.flip(axis), e):
-            return f"{what} is in reverse order along the {name} axis."
+            return f"{what} {verb(what, 'is')} in reverse order along the {name} axis."
         for step in (1, -1):
             if pair.is_right(a.roll(step, axis)) and not pair.near(e.roll(step, axis), e):
                 later = "one position later" if step == -1 else "one position earlier"
-                return f"{what} is shifted by one along the {name} axis: each {name} holds what belongs {later} (wrapped around)."
+                return f"{what} {verb(what, 'is')} shifted by one along the {name} axis: each {name} holds what belongs {later} (wrapped around)."
         if n > 2:
             head, tail = a.narrow(axis, 0, n - 1), a.narrow(axis, 1, n - 1)
             e_head, e_tail = e.narrow(axis, 0, n - 1), e.narrow(axis, 1, n - 1)
             if pair.near(tail, e_head) and not pair.near(e_tail, e_head):
-                return (f"{what} is shifted by one step along the {name} axis: {name} t holds the value that belongs "
+                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the value that belongs "
                         f"at {name} t-1 (one step behind).")
             if pair.near(head, e_tail) and not pair.near(e_tail, e_head):
-                return (f"{what} is shifted by one step along the {name} axis: {name} t holds the value that belongs "
+                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the value that belongs "
                         f"at {name} t+1 (one step ahead).")
     return None
 
@@ -368,7 +381,7 @@ def _other_inputs(pair: _Pair, terms: Terms, what: str) -> str | None:
             continue
         other = other.detach().to("cpu", torch.float64)
         if other.shape == pair.a.shape and pair.near(pair.a, other) and not pair.near(other, pair.e):
-            return f"{what} is what the correct computation gives {name}."
+            return f"{what} {verb(what, 'is')} what the correct computation gives {name}."
     return None
 
 
@@ -382,13 +395,13 @@ def _sums(pair: _Pair, terms: Terms, what: str) -> str | None:
     if pair.near(sums, ones):
         return None
     if bool((pair.a < -pair.atol).any()):
-        return f"{what} has negative entries, so it is not a probability distribution along the {name} axis."
+        return f"{what} {verb(what, 'has')} negative entries, so it is not a probability distribution along the {name} axis."
     for other in range(pair.a.dim()):
         if other != axis and pair.a.shape[other] > 1 and pair.near(pair.a.sum(other), torch.ones_like(pair.a.sum(other))):
-            return (f"{what} sums to 1 along the {terms.axis_name(other, pair.a.dim())} axis instead of along the "
+            return (f"{what} {verb(what, 'sums')} to 1 along the {terms.axis_name(other, pair.a.dim())} axis instead of along the "
                     f"{name} axis.")
     low, high = float(sums.min()), float(sums.max())
-    return (f"{what} does not sum to 1 along the {name} axis (the sums go from {_fmt(low)} to {_fmt(high)}): "
+    return (f"{what} {verb(what, 'does')} not sum to 1 along the {name} axis (the sums go from {_fmt(low)} to {_fmt(high)}): "
             "normalise by the sum along that axis.")
 
 
@@ -403,7 +416,7 @@ def _parts(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str | N
     good = [n for n, block in zip(names, blocks) if bool(block.all())]
     bad = [n for n, block in zip(names, blocks) if not bool(block.all())]
     if good and bad:
-        return f"{what} is right in the {list_words(good)} part and wrong in the {list_words(bad)} part."
+        return f"{what} {verb(what, 'is')} right in the {list_words(good)} part and wrong in the {list_words(bad)} part."
     return None
 
 
@@ -420,7 +433,7 @@ def _triangle(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str 
     if hit and len(hit) < 3 and not bool((wrong & ~sum(regions[h] for h in hit).bool()).any()):
         rows, cols = terms.axis_name(-2, a.dim()), terms.axis_name(-1, a.dim())
         ahead = " (where a later position is looked at)" if hit == ["above the diagonal"] else ""
-        return (f"{what} is right except {list_words(hit, 'and')}{ahead}, in the ({rows}, {cols}) "
+        return (f"{what} {verb(what, 'is')} right except {list_words(hit, 'and')}{ahead}, in the ({rows}, {cols}) "
                 "entries.")
     return None
 
@@ -446,14 +459,14 @@ def _some_slices(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> s
     (clean, _), axis, good, bad = best
     name = terms.axis_name(axis, a.dim())
     how = "" if clean else " (partly)"
-    return (f"{what} is right for {name} {_positions(good)} and wrong{how} for {name} {_positions(bad)}: "
+    return (f"{what} {verb(what, 'is')} right for {name} {_positions(good)} and wrong{how} for {name} {_positions(bad)}: "
             f"look at what differs for those.")
 
 
 def _fraction(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str | None:
     count, total = int(right.sum()), right.numel()
     if 0 < count < total and total > 1:
-        return f"{what} is right in {count} of {total} entries and wrong in the others."
+        return f"{what} {verb(what, 'is')} right in {count} of {total} entries and wrong in the others."
     return None
 
 

@@ -27,7 +27,7 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import torch
 
 from course_lib.answer_wire import handle_in
-from course_lib.diagnosis import Terms, diagnose, list_words
+from course_lib.diagnosis import Terms, diagnose, list_words, verb
 
 __all__ = [
     "AnswerError",
@@ -133,7 +133,7 @@ def check_tensor(
 ) -> torch.Tensor:
     """Check type, shape, dtype and device; return the tensor or raise AnswerError."""
     if value is None:
-        raise AnswerError(exercise, f"{what} is None: did you forget a `return` statement?")
+        raise AnswerError(exercise, f"{what} {verb(what, 'is')} None: did you forget a `return` statement?")
     if not isinstance(value, torch.Tensor):
         hint = ""
         if type(value).__module__ == "numpy":
@@ -151,7 +151,7 @@ def check_tensor(
     if device is not None and value.device != torch.device(device):
         raise AnswerError(
             exercise,
-            f"{what} is on {value.device}, but the inputs were on {device}: "
+            f"{what} {verb(what, 'is')} on {value.device}, but the inputs were on {device}: "
             "create new tensors on the inputs' device (for example device=Q.device).",
         )
     return value
@@ -232,7 +232,7 @@ def compare(
     answer = check_tensor(exercise, answer, what=what, shape=expected.shape, device=expected.device)
     raise AnswerError(
         exercise,
-        f"{what} has the right shape but the wrong values{where}: the largest difference from the "
+        f"{what} {verb(what, 'has')} the right shape but the wrong values{where}: the largest difference from the "
         f"correct answer is {_max_abs_diff(answer, expected):.3g}.",
     )
 
@@ -436,7 +436,7 @@ def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any]
         return None
     hint = right[0].hint if len(right) == 1 and right[0].hint else "the mistake is in what those inputs leave out"
     otherwise = list_words([p.label for p in wrong], "or") if len(wrong) == 1 else "otherwise"
-    return f"{what} is right {list_words([p.label for p in right], 'and')} but wrong {otherwise}: {hint}."
+    return f"{what} {verb(what, 'is')} right {list_words([p.label for p in right], 'and')} but wrong {otherwise}: {hint}."
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

@@ -193,3 +193,16 @@ def test_labels_of_minus_one_are_named():
 
 def test_articles():
     assert describe(3) == "an int" and describe(2.0) == "a float"
+
+
+def test_feedback_page_wraps_long_verdicts():
+    from autograder.feedback import with_wrapped_output
+
+    page = with_wrapped_output("<html><head><title>t</title></head><body><pre>a long verdict</pre></body></html>")
+    assert "white-space: pre-wrap" in page and page.index("pre-wrap") < page.index("</head>")
+
+
+def test_verbs_agree_with_what_is_named():
+    from course_lib.diagnosis import verb
+
+    assert [verb(w, "is") for w in ("the returned weights", "the returned loss", "z_machines")] == ["are", "is", "is"]
