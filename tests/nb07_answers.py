@@ -192,7 +192,7 @@ WRONG = [
           "check_mask_tokens", "from the `generator` argument"),
     Wrong("mask_labels_only_masked", "mask_tokens",
           mask_source(labels="torch.where(inputs == mask_id, input_ids, torch.full_like(input_ids, -100))"),
-          "check_mask_tokens", "tokens that were not selected"),
+          "check_mask_tokens", "mark only the positions that became [MASK]"),
     Wrong("mask_independent_draws", "mask_tokens",
           mask_source(p_random="0.82"), "check_mask_tokens", "became random"),
     Wrong("mask_fifteen_percent_of_all", "mask_tokens",
