@@ -216,6 +216,22 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
     given = frozenset(pieces_of)
     answers = call_answer_each(ex, wordpiece, [((word, given), {}) for word in words], banned=bans,
                                reason=WRITE_IT_YOURSELF)
+    def one_or_many() -> str:
+        single = multi = bad_single = bad_multi = 0
+        for w, a in zip(words, answers):
+            ref = wordpiece_reference(w, pieces_of)
+            ok = not isinstance(a, AnswerError) and list(a) == ref if isinstance(a, (list, tuple)) else False
+            if len(ref) == 1:
+                single, bad_single = single + 1, bad_single + (not ok)
+            else:
+                multi, bad_multi = multi + 1, bad_multi + (not ok)
+        if single and multi and not bad_single and bad_multi:
+            return (f" Words that are one piece are all right; {bad_multi} of the {multi} words of several pieces are "
+                    "wrong: look at how you continue after the first piece (## pieces, and the longest match first).")
+        if single and multi and bad_single and not bad_multi:
+            return f" Words of several pieces are right; {bad_single} of the {single} words that are one piece are wrong."
+        return ""
+
     for word, got in zip(words, answers):
         if isinstance(got, AnswerError):
             raise AnswerError(ex, f"{got.message} (word: {word!r})")
@@ -243,7 +259,7 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
                                   "first, then shorter and shorter ones, and take the first (longest) that is in the "
                                   "vocabulary.")
         raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}"
-                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.")
+                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.{one_or_many()}")
     where = "bert-base-uncased's 30522 pieces" if vocab == "real" else f"the {vocab!r} vocabulary"
     report_pass(ex, f"{len(words)} words equal to BERT's WordPiece with {where}")
 
@@ -440,6 +456,19 @@ def _as_int_list(ex, x, what):
     return list(x)
 
 
+def _first_difference(got: list, expected: list, n_a: int, n_b: int) -> str:
+    """Where a built pair first differs from [CLS] A [SEP] B [SEP], by the role of that position."""
+    roles = (["[CLS]"] + [f"token {i + 1} of sentence A" for i in range(n_a)] + ["the [SEP] after sentence A"]
+             + [f"token {i + 1} of sentence B" for i in range(n_b)] + ["the final [SEP]"])
+    at = next((i for i, (g, e) in enumerate(zip(got, expected)) if g != e), min(len(got), len(expected)))
+    role = roles[at] if at < len(roles) else f"position {at}"
+    if at == len(got):
+        return f"stops after {len(got)} entries; {role} (position {at}) and what follows are missing"
+    if at == len(expected):
+        return f"has {len(got) - len(expected)} entries too many after {roles[-1]}"
+    return f"differs first at position {at}, {role}: yours {got[at]}, it should be {expected[at]}"
+
+
 def check_nsp_pair(nsp_pair: Callable, *, pairs: Sequence[tuple[str, str]] | None = None,
                    special_ids: tuple[int, int] | None = None) -> None:
     """Against the real tokenizer's pair encoding ``tokenizer(a, b)`` ([CLS] A [SEP] B [SEP], token types 0/1).
@@ -484,8 +513,10 @@ def check_nsp_pair(nsp_pair: Callable, *, pairs: Sequence[tuple[str, str]] | Non
             raise AnswerError(ex, f"input_ids has {len(got_ids)} entries but token_type_ids {len(got_types)}; there is "
                                   "one token type per token.")
         if got_ids != expected_ids:
-            raise AnswerError(ex, f"input_ids should be {expected_ids}, got {got_ids}{case_note(case)}.")
-        raise AnswerError(ex, f"token_type_ids should be {expected_types}, got {got_types}{case_note(case)}.")
+            raise AnswerError(ex, f"input_ids {_first_difference(got_ids, expected_ids, len(ids_a), len(ids_b))}"
+                                  f"{case_note(case)}.")
+        raise AnswerError(ex, f"token_type_ids {_first_difference(got_types, expected_types, len(ids_a), len(ids_b))}"
+                              f"{case_note(case)}.")
     report_pass(ex, f"{len(pairs)} sentence pairs equal to the tokenizer's [CLS] A [SEP] B [SEP]")
 
 

@@ -228,6 +228,10 @@ def _ffnn_probes(idx: torch.Tensor, params: dict) -> list[Probe]:
               Probe("when the output bias b is zero", (idx, changed(b=torch.zeros_like(params["b"]))),
                     hint="look at where you add b: y = b + W x + U tanh(d + H x)")]
     C, H, W = params["C"], params["H"], params.get("W")
+    if W is not None:
+        probes.append(Probe("when the direct connections W are zero", (idx, changed(W=torch.zeros_like(W))),
+                            hint="look at the direct connections: y = b + W x + U tanh(d + H x), with x the "
+                                 "concatenated embeddings"))
     n = idx.shape[-1]
     narrow = changed(C=C[:, :1].contiguous(), H=H[:, :n].contiguous(), W=None if W is None else W[:, :n].contiguous())
     probes.append(Probe("with one-number embeddings (m = 1)", (idx, narrow),

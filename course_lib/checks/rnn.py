@@ -20,8 +20,8 @@ from torch import nn
 import course_lib.rnn as course_rnn
 from course_lib.diagnosis import express
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, close, compare, describe,
-                                 probe, report_pass, zeroed)
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note, close,
+                                 compare, describe, probe, report_pass, zeroed)
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [
@@ -409,6 +409,15 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
                     raise AnswerError(ex, f"you scaled every gradient by {coefficient:.4g} = {formula}; the factor is "
                                           f"max_norm / total_norm = {max_norm / expected_total:.4g}, with total_norm the "
                                           f"norm of all the gradients (p.grad) together{case_note(case)}.")
+            alone = _parameters(shapes[:1], scales[:1], seed + number, dtype, device)[:1]
+            alone_before = [alone[0].grad.clone()]
+            alone_expected, _ = _clip_reference(alone_before, max_norm)
+            if not isinstance(call_answer_each(ex, clip_grad_norm, [(([alone[0]], max_norm), {})], banned=_CLIP_BUILTINS,
+                                               reason=WRITE_IT_YOURSELF)[0], AnswerError) \
+                    and _grads_close([alone[0].grad], alone_expected):
+                raise AnswerError(ex, "your clipping is right for one parameter but wrong for several: the norm is "
+                                      "taken over all the gradients together, sqrt(sum of every squared entry), and "
+                                      f"every gradient is scaled by the same factor{case_note(case)}.")
             raise AnswerError(ex, f"the gradients after clipping are wrong{case_note(case)}: each should be "
                                   f"multiplied by min(1, max_norm / total_norm), with total_norm = {expected_total:.4g}.")
         total = _as_number(ex, result, case)

@@ -1,0 +1,76 @@
+"""Grading time of wrong answers, where the diagnosis and the probes run: ``python benchmarks/wrong_answers.py [NN ...]``.
+
+For each notebook, one submission per wrong answer of both blind sets (``tests/blind/``,
+``tests/blind_holdout/``: the solution with that one answer cell replaced) and as many solutions,
+graded together through ``python -m autograder grade --jobs J``. Prints, per notebook, the seconds
+one submission took in its worker (``results.json``), mean and max, for the solutions and for the
+wrong answers, against the budget of 10 s per submission.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import nbformat
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO / "tests" / "blind"), str(REPO / "tests")]
+
+from class_of_200 import answers, grade  # noqa: E402
+from measure import NOTEBOOKS, blind_module  # noqa: E402
+
+BUDGET_SECONDS = 10.0  # per submission, DESIGN.md
+NAMES = {"01": "01_ngrams", "02": "02_ffnn_lm", "03": "03_rnn_vanishing", "04": "04_lstm",
+         "05": "05_self_attention", "06": "06_transformer", "07": "07_bert"}
+
+
+def make_submissions(number: str, folder: Path) -> int:
+    """The solution once per wrong answer, and each wrong answer; returns how many wrong answers."""
+    name = NAMES[number]
+    release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    solution = answers(nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4))
+    cases = [case for set_name in ("blind", "blind_holdout") for case in blind_module(number, set_name).BLIND]
+    kinds = [("solution", {}) for _ in cases] + [(f"wrong_{i}", {case.cell: case.source}) for i, case in enumerate(cases)]
+    for kind, replaced in kinds:
+        nb = nbformat.from_dict(json.loads(json.dumps(release)))
+        for cell in nb.cells:
+            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if gid in solution:
+                cell.source = replaced.get(gid, solution[gid])
+        nbformat.write(nb, folder / f"{kind}_{len(list(folder.iterdir())):03d}.ipynb")
+    return len(cases)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("notebooks", nargs="*", default=NOTEBOOKS)
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    print("| notebook | wrong answers | solution s, mean / max | wrong answer s, mean / max | batch wall s |")
+    print("|---|---|---|---|---|")
+    worst = 0.0
+    for number in args.notebooks:
+        with tempfile.TemporaryDirectory() as tmp:
+            subs, out = Path(tmp) / "subs", Path(tmp) / "out"
+            subs.mkdir()
+            count = make_submissions(number, subs)
+            wall = grade(NAMES[number], subs, out, args.jobs, [])
+            if wall is None:
+                print(f"| {number} | {count} | grading failed | | |")
+                return 1
+            rows = json.loads((out / "results.json").read_text())
+            right = [r["seconds"] for r in rows if r["student_id"].startswith("solution")]
+            wrong = [r["seconds"] for r in rows if r["student_id"].startswith("wrong")]
+            worst = max(worst, *right, *wrong)
+            print(f"| {number} | {count} | {sum(right) / len(right):.2f} / {max(right):.2f} | "
+                  f"{sum(wrong) / len(wrong):.2f} / {max(wrong):.2f} | {wall:.0f} |", flush=True)
+    print(f"\nslowest submission: {worst:.2f} s (budget {BUDGET_SECONDS:.0f} s per submission)")
+    return 0 if worst <= BUDGET_SECONDS else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
