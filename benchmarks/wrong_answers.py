@@ -4,7 +4,8 @@ For each notebook, one submission per wrong answer of both blind sets (``tests/b
 ``tests/blind_holdout/``: the solution with that one answer cell replaced) and as many solutions,
 graded together through ``python -m autograder grade --jobs J``. Prints, per notebook, the seconds
 one submission took in its worker (``results.json``), mean and max, for the solutions and for the
-wrong answers, against the budget of 10 s per submission.
+wrong answers, and the batch's wall time per submission, which is what the budget of 10 s per
+submission is measured as (``benchmarks/run.py``: set-up included).
 """
 from __future__ import annotations
 
@@ -50,8 +51,9 @@ def main() -> int:
     parser.add_argument("notebooks", nargs="*", default=NOTEBOOKS)
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
-    print("| notebook | wrong answers | solution s, mean / max | wrong answer s, mean / max | batch wall s |")
-    print("|---|---|---|---|---|")
+    print("| notebook | wrong answers | in a worker: solution s, mean / max | wrong answer s, mean / max | "
+          "batch wall s | per submission s |")
+    print("|---|---|---|---|---|---|")
     worst = 0.0
     for number in args.notebooks:
         with tempfile.TemporaryDirectory() as tmp:
@@ -65,10 +67,11 @@ def main() -> int:
             rows = json.loads((out / "results.json").read_text())
             right = [r["seconds"] for r in rows if r["student_id"].startswith("solution")]
             wrong = [r["seconds"] for r in rows if r["student_id"].startswith("wrong")]
-            worst = max(worst, *right, *wrong)
+            per_submission = wall / len(rows)
+            worst = max(worst, per_submission)
             print(f"| {number} | {count} | {sum(right) / len(right):.2f} / {max(right):.2f} | "
-                  f"{sum(wrong) / len(wrong):.2f} / {max(wrong):.2f} | {wall:.0f} |", flush=True)
-    print(f"\nslowest submission: {worst:.2f} s (budget {BUDGET_SECONDS:.0f} s per submission)")
+                  f"{sum(wrong) / len(wrong):.2f} / {max(wrong):.2f} | {wall:.0f} | {per_submission:.2f} |", flush=True)
+    print(f"\nworst batch: {worst:.2f} s per submission (budget {BUDGET_SECONDS:.0f} s)")
     return 0 if worst <= BUDGET_SECONDS else 1
 
 
