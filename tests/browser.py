@@ -61,6 +61,7 @@ def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, sour
         shutil.copy(REPO / source / name, course / "notebooks" / name)
     port = free_port()
     env = dict(os.environ)
+    env.pop("MPLBACKEND", None)  # in-process notebook tests set Agg; a student's kernel draws inline
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[var] = str(tmp_path / var.lower())  # this Lab's own: no workspace restored from an earlier Lab
     args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
