@@ -230,7 +230,7 @@ def _should_be_infinite(pair: _Pair, terms: Terms, what: str) -> str | None:
 
 
 def _same_shape_transpose(pair: _Pair, terms: Terms, what: str) -> str | None:
-    a, e = pair.a, pair.e
+    a = pair.a
     for i, j in itertools.combinations(range(a.dim()), 2):
         if a.shape[i] == a.shape[j] > 1 and pair.is_right(a.transpose(i, j)):
             names = list_words([terms.axis_name(i, a.dim()), terms.axis_name(j, a.dim())])

@@ -27,7 +27,7 @@ from torch import nn
 import course_lib.bert as course_bert
 from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                 check_tensor, compare, describe, probe, report_pass, zeroed)
+                                 check_tensor, compare, describe, probe, report_pass)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word

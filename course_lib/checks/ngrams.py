@@ -228,7 +228,7 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
                                       banned=_BANNED, reason=_REASON)
         if all(isinstance(u, (int, float)) and math.isclose(u, _ref_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
                for (c, w), u in zip(pairs, unsmoothed)):
-            sentences.append(f"With k = 0 your function is right, so the mistake is in the smoothing: "
+            sentences.append("With k = 0 your function is right, so the mistake is in the smoothing: "
                              "P = (count(context, word) + k) / (count(context) + k * V).")
     return " ".join(sentences) or None
 
