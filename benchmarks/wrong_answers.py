@@ -1,7 +1,7 @@
 """Grading time of wrong answers, where the diagnosis and the probes run: ``python benchmarks/wrong_answers.py [NN ...]``.
 
-For each notebook, one submission per wrong answer of both blind sets (``tests/blind/``,
-``tests/blind_holdout/``: the solution with that one answer cell replaced) and as many solutions,
+For each notebook, one submission per wrong answer of both blind sets (``tests/checks/blind/``,
+``tests/checks/blind_holdout/``: the solution with that one answer cell replaced) and as many solutions,
 graded together through ``python -m autograder grade --jobs J``. Prints, per notebook, the seconds
 one submission took in its worker (``results.json``), mean and max, for the solutions and for the
 wrong answers, and the batch's wall time per submission, which is what the budget of 10 s per
@@ -19,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(REPO / "tests" / "blind"), str(REPO / "tests")]
+sys.path[:0] = [str(REPO / "tests" / "checks" / "blind"), str(REPO / "tests" / "support")]
 
 from class_of_200 import answers, grade  # noqa: E402
 from measure import NOTEBOOKS, blind_module  # noqa: E402

@@ -1,11 +1,17 @@
 """Shared fixtures: the devices to test on (CPU always, CUDA when torch sees one), seeding and one thread."""
+import sys
+from pathlib import Path
+
 import pytest
 import torch
 
 from course_lib.device import torch_threads
 
-#: hostile notebooks: graded in a sandbox by tests/test_redteam_blind.py, never run by nbval
-collect_ignore = ["redteam_blind"]
+#: hostile notebooks: graded in a sandbox by tests/grading/test_redteam_blind.py, never run by nbval
+collect_ignore = ["grading/redteam_blind"]
+
+#: the helpers every area shares (notebook_runner, answer_catalogue, nbNN_answers)
+sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
 
 DEVICES = [
     pytest.param("cpu", id="cpu"),

@@ -5,7 +5,7 @@
     Dockerfile          the singleuser images (students: the release bundle; instructors: the whole course)
     __main__.py         python -m autograder.hub course NN: the instructor's nbgrader course directory
 
-tests/test_exchange.py runs the exchange with real accounts; it and tests of values.yaml load these files.
+tests/grading/test_exchange.py runs the exchange with real accounts; it and tests of values.yaml load these files.
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Every user's Jupyter server loads this file. On JupyterHub (Zero to JupyterHub, 
 it is mounted at /etc/jupyter/nbgrader_config.py with
 ``--set-file singleuser.extraFiles.nbgrader-config.stringData=autograder/hub/nbgrader_config.py``;
 on one machine, copy it to /etc/jupyter/ (every account) or to $JUPYTER_CONFIG_DIR.
-tests/test_exchange.py runs release, fetch, submit, collect and grading with this very file.
+tests/grading/test_exchange.py runs release, fetch, submit, collect and grading with this very file.
 
 Environment variables (values.yaml sets them in singleuser.extraEnv):
 

@@ -1,13 +1,13 @@
 """Look at the notebooks as a student does: each one run in JupyterLab (headless Chromium), a screenshot per output.
 
-    python tests/browser_tour.py                      # the seven student notebooks, blank, as released
-    python tests/browser_tour.py --solutions 02 06    # solution notebooks 02 and 06, every plot drawn
+    python tests/browser/browser_tour.py                      # the seven student notebooks, blank, as released
+    python tests/browser/browser_tour.py --solutions 02 06    # solution notebooks 02 and 06, every plot drawn
 
-For each notebook it starts `make lab` (as tests/test_browser.py does), runs every cell from the Run menu
+For each notebook it starts `make lab` (as tests/browser/test_browser.py does), runs every cell from the Run menu
 (going on past failing cells), then scrolls to each cell with an output and saves a screenshot of it to
 test-artifacts/browser/tour/<notebooks|solutions>/<NN>_cell<index>.png for a person to look through.
 It prints what a student would stumble on: errors shown with a traceback, anything printed on stderr
-(warnings), outputs longer than test_blank_notebooks.LONGEST_OUTPUT characters, and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
+(warnings), outputs longer than notebook_runner.LONGEST_OUTPUT characters, and widget labels cut short. Exits 1 when it found any. Not a pytest test (it takes a few
 minutes): run it after changing a notebook's figures, widgets or prose.
 """
 from __future__ import annotations
@@ -20,9 +20,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from browser import (ARTIFACTS, REPO, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
-                     truncated_widget_labels, wait_for)
-from test_blank_notebooks import LONGEST_OUTPUT
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # run as a script
+
+from lab_session import (ARTIFACTS, REPO, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
+                         truncated_widget_labels, wait_for)  # noqa: E402
+from notebook_runner import LONGEST_OUTPUT  # noqa: E402
 
 
 def tour(driver, url: str, name: str, folder: Path) -> list[str]:

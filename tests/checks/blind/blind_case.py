@@ -1,6 +1,6 @@
 """The format of the blind set: wrong answers written by testers who never read the checks.
 
-Each ``tests/blind/nbNN_blind.py`` defines
+Each ``tests/checks/blind/nbNN_blind.py`` defines
 
 - ``NOTEBOOK``: the notebook's name, e.g. ``"05_self_attention"``;
 - ``BLIND``: a list of :class:`Blind` cases, one student slip each;

@@ -9,16 +9,14 @@ notebook, and no output so long that the student scrolls past a wall of text. Th
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
+from notebook_runner import LONGEST_OUTPUT, REPO
 
-REPO = Path(__file__).resolve().parents[1]
 RELEASES = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-LONGEST_OUTPUT = 4000  # characters of text in one output: more is a wall a student scrolls past
 
 
 def test_every_notebook_is_covered():

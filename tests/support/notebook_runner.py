@@ -8,7 +8,8 @@ import nbformat
 
 from autograder.notebook_source import is_demo
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
+LONGEST_OUTPUT = 4000  # characters of text in one output: more is a wall a student scrolls past
 
 
 def grade_ids(nb) -> dict[str, nbformat.NotebookNode]:

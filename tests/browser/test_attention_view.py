@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pytest
@@ -72,7 +73,7 @@ def test_without_bertviz_the_picture_alone(monkeypatch):
 BROWSER_CHECK = textwrap.dedent("""
     import json, sys, time
     sys.path.insert(0, {tests!r})
-    from browser import chromium
+    from lab_session import chromium
     found = {{}}
     with chromium(1200, 900) as driver:
         for name, path in {pages!r}.items():
@@ -89,7 +90,7 @@ BROWSER_CHECK = textwrap.dedent("""
 
 
 def test_both_views_draw_in_a_browser_with_no_network(tmp_path):
-    from browser import ARTIFACTS, missing_browser
+    from lab_session import ARTIFACTS, missing_browser
 
     if missing_browser():
         pytest.skip(missing_browser())
@@ -101,7 +102,7 @@ def test_both_views_draw_in_a_browser_with_no_network(tmp_path):
         page = tmp_path / f"{view.__name__}.html"
         page.write_text(f"<html><body>{view(weights(), TOKENS).data}</body></html>", encoding="utf-8")
         pages[view.__name__] = str(page)
-    script = BROWSER_CHECK.format(tests=str(ARTIFACTS.parents[1] / "tests"), pages=pages, artifacts=str(ARTIFACTS))
+    script = BROWSER_CHECK.format(tests=str(Path(__file__).resolve().parent), pages=pages, artifacts=str(ARTIFACTS))
     proc = subprocess.run(["unshare", "-rn", "sh", "-c", 'ip link set lo up; exec "$@"', "sh", sys.executable, "-c", script],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -1,10 +1,10 @@
-"""How often the feedback names the blind set's mistakes: ``python tests/blind/measure.py [--holdout] [NN ...]``.
+"""How often the feedback names the blind set's mistakes: ``python tests/checks/blind/measure.py [--holdout] [NN ...]``.
 
-``--holdout`` reads ``tests/blind_holdout/`` instead: a second blind set, written after the diagnosis
+``--holdout`` reads ``tests/checks/blind_holdout/`` instead: a second blind set, written after the diagnosis
 was built and never used to tune it.
 
-Each wrong answer of ``tests/blind/nbNN_blind.py`` replaces its answer cell in the solution
-notebook's namespace (as ``tests/test_checks.py`` does), its check cell runs, and the sentence it
+Each wrong answer of ``tests/checks/blind/nbNN_blind.py`` replaces its answer cell in the solution
+notebook's namespace (as ``tests/checks/test_checks.py`` does), its check cell runs, and the sentence it
 fails with is read: the mistake is named when one of the case's ``names_it`` alternatives has all
 its phrases in the sentence. Prints one line per case and a total per notebook.
 """
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE), str(HERE.parent)]
+sys.path[:0] = [str(HERE), str(HERE.parents[1] / "support")]
 
 from notebook_runner import SolutionKernel  # noqa: E402
 

@@ -1,6 +1,6 @@
 """The blind red team's attacks on notebook 05, graded in one batch with a blank and a wrong-answer control.
 
-``tests/redteam_blind/`` was written by a tester who read only the README and the student's notebook,
+``tests/grading/redteam_blind/`` was written by a tester who read only the README and the student's notebook,
 never the grader: forgeries of marks, reads of secrets (canary files, the instructors' source notebook,
 the environment), signals to other processes, persistence, and resource exhaustion. Its runner plants
 the canaries, grades, and says for each attack whether anything got out, with the evidence.
@@ -62,7 +62,7 @@ def grader(request):
 def test_every_blind_attack_is_contained(grader):
     out = Path(tempfile.mkdtemp(prefix="rtblind-"))  # not under pytest's 0700 folders: an account must reach it
     stage = Path(tempfile.mkdtemp(prefix="rtblind-view-"))
-    runner = [sys.executable, str(REPO / "tests" / "redteam_blind" / "run_attacks.py"), "--repo", str(REPO),
+    runner = [sys.executable, str(REPO / "tests" / "grading" / "redteam_blind" / "run_attacks.py"), "--repo", str(REPO),
               "--out", str(out), "--python", sys.executable]
     if grader:  # the account grades; where the interpreter lives in a folder it cannot enter, it is shown to it
         view = view_script(stage)

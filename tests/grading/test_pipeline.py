@@ -37,7 +37,7 @@ class Notebook:
         self.manual = sum(p for gid, p in self.points.items() if cells[gid].cell_type == "markdown")
         self.auto = sum(self.points.values()) - self.manual
         self.solution = {gid: c.source for gid, c in cells.items() if c.metadata["nbgrader"].get("solution")}
-        # one catalogued mistake per test cell (tests/test_checks.py tries all of them in-process)
+        # one catalogued mistake per test cell (tests/checks/test_checks.py tries all of them in-process)
         first_per_cell = {w.test_cell: w for w in reversed(self.answers.WRONG)}
         self.wrong = [w for w in self.answers.WRONG if first_per_cell[w.test_cell] is w] + list(self.answers.CHEATS[:1])
 

@@ -23,8 +23,8 @@ import pytest
 
 from autograder import sandbox, zygote
 from autograder.grade import grade
+from notebook_runner import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 ISOLATED = not sandbox.isolation_problem()
 MEMORY_MB = 3000
 

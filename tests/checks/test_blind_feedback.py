@@ -1,12 +1,12 @@
 """The blind sets: wrong answers and correct alternatives written by testers who never read the checks.
 
-``tests/blind/`` was written before the diagnosis was built (and the diagnosis was tuned on it);
-``tests/blind_holdout/`` by other testers afterwards. For each:
+``tests/checks/blind/`` was written before the diagnosis was built (and the diagnosis was tuned on it);
+``tests/checks/blind_holdout/`` by other testers afterwards. For each:
 
 - every correct alternative passes every check cell of its notebook;
 - every wrong answer fails its check cell (or is listed in PASSES_UNCAUGHT with the reason);
 - the feedback names at least NAMED_FLOOR of the wrong answers, by the testers' own phrases
-  (``python tests/blind/measure.py [--holdout]`` prints each sentence).
+  (``python tests/checks/blind/measure.py [--holdout]`` prints each sentence).
 """
 import sys
 from pathlib import Path

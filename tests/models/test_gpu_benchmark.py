@@ -11,7 +11,7 @@ import torch
 
 from course_lib.transformer import TransformerConfig, TransformerLM, copy_from_torch
 
-_PATH = Path(__file__).resolve().parents[1] / "benchmarks" / "gpu.py"
+_PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu.py"
 _spec = importlib.util.spec_from_file_location("benchmarks_gpu", _PATH)
 gpu = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpu)

@@ -1,4 +1,4 @@
-"""Helpers for tests/test_browser.py: JupyterLab started as the README says, driven by Debian's Chromium.
+"""Helpers for tests/browser/test_browser.py: JupyterLab started as the README says, driven by Debian's Chromium.
 
 Nothing here downloads a browser: selenium is pointed at /usr/bin/chromedriver, so selenium-manager never runs.
 """
@@ -17,8 +17,8 @@ import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from notebook_runner import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 ARTIFACTS = REPO / "test-artifacts" / "browser"

@@ -1,6 +1,6 @@
 """Build the hostile submissions of notebook 05 (attacker's view only).
 
-python tests/redteam_blind/build_attacks.py [--student-notebook PATH]
+python tests/grading/redteam_blind/build_attacks.py [--student-notebook PATH]
 
 Each attack starts from the released student notebook, puts WRONG answers in every answer
 cell and adds attack code. Writes attacks/<name>.ipynb and attacks/manifest.json.

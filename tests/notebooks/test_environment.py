@@ -1,9 +1,8 @@
 """environment.yml (conda / Binder) must pin exactly what pyproject.toml pins."""
 import re
 import tomllib
-from pathlib import Path
+from notebook_runner import REPO
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def pip_pins() -> dict[str, str]:

@@ -1,6 +1,6 @@
 """Grade the blind red-team submissions of notebook 05 and decide, per attack, ESCAPED or CONTAINED.
 
-python tests/redteam_blind/run_attacks.py [--repo /work/attack] [--out DIR] [--only NAME ...]
+python tests/grading/redteam_blind/run_attacks.py [--repo /work/attack] [--out DIR] [--only NAME ...]
 
 Stdlib only. Plants canaries (files, a process, an nbgrader course dir with a hidden-test token and
 a gradebook.db token, an environment variable), grades every attack plus two controls with

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from browser import (ARTIFACTS, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
+from lab_session import (ARTIFACTS, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
                      screenshot, truncated_widget_labels, wait_for)
 
 NOTEBOOK = "01_ngrams.ipynb"
