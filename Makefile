@@ -33,3 +33,4 @@ test: $(STAMP)
 
 benchmark: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/run.py
+	$(BIN)/python benchmarks/measured_table.py --write

@@ -1,0 +1,116 @@
+"""The README's "Measured" section, rendered from benchmarks/results/ and benchmarks/budgets.py.
+
+    python benchmarks/measured_table.py            print the section
+    python benchmarks/measured_table.py --write    rewrite it in README.md (``make benchmark`` does)
+    python benchmarks/measured_table.py --check    exit 1 when README.md differs from the results
+
+The section lies between two HTML comments in README.md; nothing in it is typed by hand, so a number
+there is always the one the named run measured (tests/notebooks/test_measured_table.py checks).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from budgets import CLASS_OF_200_S, FFNN_ABOVE_FLOOR  # noqa: E402
+from results_file import load  # noqa: E402
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+BEGIN = "<!-- measured: rendered by benchmarks/measured_table.py from benchmarks/results/; do not edit by hand -->"
+END = "<!-- end measured -->"
+
+
+def ran_on(meta: dict) -> str:
+    load_1min = f", load {meta['load_1min']:g} at the start" if meta.get("load_1min") is not None else ""
+    return f"{meta['date'].replace('T', ' ')} on {meta['cpu']} ({meta['cores']} cores{load_1min}), torch {meta['torch']}"
+
+
+def seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 120 else f"{value / 60:.1f} min"
+
+
+def budget_row(row: dict) -> str:
+    return (f"| {row['what']} | ≤ {seconds(row['budget_s'])} | {seconds(row['seconds'])} | {row['ratio']:.2f} | "
+            f"{'yes' if row['ok'] else 'NO'} |")
+
+
+def render() -> str:
+    """The section's lines between the markers (empty results say how to make them)."""
+    latest, lines = load("latest"), []
+    if latest is None:
+        return "No measurement yet: run `make benchmark`."
+    lines += [f"From `make benchmark` ({ran_on(latest['meta'])}); budgets from `benchmarks/budgets.py`:", "",
+              "| what | budget | measured | ratio | within |", "|---|---|---|---|---|"]
+    lines += [budget_row(row) for row in latest["rows"]]
+    class_of = load("class_of_200")
+    if class_of:
+        c = class_of
+        lines.append(f"| a class of 200 submissions of notebook {c['notebook']} ({', '.join(f'{n} {k}' for k, n in c['kinds'].items())}), "
+                     f"{c['jobs']} jobs, `benchmarks/class_of_200.py` ({ran_on(c['meta'])}) | ≤ {seconds(CLASS_OF_200_S)} | "
+                     f"{seconds(c['class_of_200_s'])} ({c['s_per_submission']:.2f} s per submission) | "
+                     f"{c['class_of_200_s'] / CLASS_OF_200_S:.2f} | {'yes' if c['class_of_200_s'] <= CLASS_OF_200_S else 'NO'} |")
+    for m in latest["models"]:
+        lines.append(f"| {m['model']}: {m['metric']} against the exact floor {m['floor']} | ≤ {FFNN_ABOVE_FLOOR:.0%} above | "
+                     f"{m['value']} ({m['ratio_to_floor'] - 1:+.1%}) | | {'yes' if m['ok'] else 'NO'} |")
+    wrong = load("wrong_answers")
+    if wrong:
+        lines += ["", f"Grading the blind sets' wrong answers (`benchmarks/wrong_answers.py`, {ran_on(wrong['meta'])}): "
+                      "seconds in a worker for a solution and for a wrong answer, and the batch's wall time per submission:", "",
+                  "| notebook | wrong answers | solution, in a worker | wrong answer, in a worker | per submission |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| {b['notebook']} | {b['wrong_answers']} | {b['solution_worker_s_mean']:.2f} s | "
+                  f"{b['wrong_worker_s_mean']:.2f} s | {b['s_per_submission']:.2f} s |" for b in wrong["batches"]]
+    chars = latest.get("char_models") or []
+    if chars:
+        lines += ["", f"Every language model of the course on notebook 04's character corpus (Python source, last 10% "
+                      f"held out), {latest['char_budget_s']:g} s of training each on one thread (`course_lib.compare`), "
+                      "validation bits per character, best first:", "",
+                  "| model | setting | parameters | steps | bits/char |", "|---|---|---:|---:|---:|"]
+        lines += [f"| {c['model']} | {c['setting']} | {c['parameters']:,} | {c['steps'] or '-'} | {c['bits_per_char']} |"
+                  for c in sorted(chars, key=lambda c: c["bits_per_char"])]
+        lines.append(f"| uniform guess | | | | {chars[0]['uniform_bits']} |")
+    gpu_run = load("gpu")
+    for result, meta in [(latest.get("gpu"), latest["meta"])] + ([(gpu_run["gpu"], gpu_run["meta"])] if gpu_run else []):
+        if not result:
+            continue
+        import gpu  # torch and course_lib: only when there is something to draw
+
+        where = "GPU lane skipped: no CUDA on this machine. " if result.get("skipped") else f"GPU lane on {result['device']}. "
+        lines += ["", where + f"({ran_on(meta)})", ""] + gpu.markdown_rows(result.get("speedups", []),
+                                                                             result.get("tokens_per_s", []))
+    return "\n".join(lines)
+
+
+def with_section(text: str, section: str) -> str:
+    if BEGIN not in text or END not in text:
+        raise SystemExit(f"README.md lacks the markers {BEGIN!r} ... {END!r}")
+    head, rest = text.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1]
+    return f"{head}{BEGIN}\n{section}\n{END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", action="store_true", help="rewrite the section in README.md")
+    parser.add_argument("--check", action="store_true", help="exit 1 when README.md's section differs")
+    args = parser.parse_args(argv)
+    section = render()
+    text = README.read_text(encoding="utf-8")
+    wanted = with_section(text, section)
+    if args.write:
+        README.write_text(wanted, encoding="utf-8")
+    elif args.check:
+        if wanted != text:
+            print("README.md's Measured section differs from benchmarks/results/: run "
+                  "`python benchmarks/measured_table.py --write`", file=sys.stderr)
+            return 1
+    else:
+        print(section)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
