@@ -15,13 +15,12 @@ import math
 
 import torch
 
-from course_lib.validation import require_float_tensor
+from course_lib.validation import require_bool_mask, require_float_tensor, require_positive_int
 
 
 def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(n, n) bool mask, True where query i may attend to key j, i.e. j <= i."""
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"causal_mask needs a positive integer length, got {n!r}.")
+    require_positive_int("causal_mask's length n", n)
     return torch.ones(n, n, dtype=torch.bool, device=device).tril()
 
 
@@ -30,9 +29,7 @@ def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     require_float_tensor("Q", Q, "(..., seq_len, dim)")
     require_float_tensor("K", K, "(..., seq_len, dim)")
     if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(
-            f"Q and K must share their last dimension d_k, got Q {tuple(Q.shape)} and K {tuple(K.shape)}."
-        )
+        raise ValueError(f"Q and K must share their last dimension d_k, got Q {tuple(Q.shape)} and K {tuple(K.shape)}.")
     d_k = Q.shape[-1]
     return Q @ K.transpose(-2, -1) / math.sqrt(d_k)
 
@@ -48,14 +45,9 @@ def scaled_dot_product_attention(
     require_float_tensor("V", V, "(..., seq_len, dim)")
     scores = attention_scores(Q, K)  # (..., n_q, n_k)
     if K.shape[-2] != V.shape[-2]:
-        raise ValueError(
-            f"K and V must have the same number of positions, got K {tuple(K.shape)} and V {tuple(V.shape)}."
-        )
+        raise ValueError(f"K and V must have the same number of positions, got K {tuple(K.shape)} and V {tuple(V.shape)}.")
     if mask is not None:
-        if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
-            raise TypeError("mask must be a bool tensor with True where attention is allowed.")
-        if mask.device != scores.device:
-            raise ValueError(f"mask is on {mask.device} but Q and K are on {scores.device}.")
+        require_bool_mask("mask", mask, scores.device, "Q and K")
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., n_q, n_k)
     return weights @ V, weights

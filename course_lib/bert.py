@@ -38,8 +38,10 @@ import torch.nn.functional as F
 from torch import nn
 
 from course_lib.train import IGNORE_INDEX, lm_loss
-from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock, _copy_linear, _copy_norm, _copy_tensor
-from course_lib.validation import require_positive_int, require_probability, require_token_ids
+from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock
+from course_lib.validation import (require_like, require_positive_int, require_probability, require_sequence_ids,
+                                   require_shape, require_token_ids, require_type)
+from course_lib.weights import copy_layer_norm, copy_linear, copy_tensor
 
 __all__ = ["BertConfig", "BertEmbeddings", "BertModel", "BertOutput", "init_bert_weights", "MLMHead", "NSPHead",
            "PreTrainingLogits", "BertForPreTraining", "mask_tokens", "special_tokens_mask", "copy_from_hf",
@@ -139,8 +141,7 @@ class BertModel(nn.Module):
 
     def __init__(self, config: BertConfig):
         super().__init__()
-        if not isinstance(config, BertConfig):
-            raise TypeError(f"BertModel takes a BertConfig, got {type(config).__name__}.")
+        require_type(config, BertConfig, "BertModel takes a BertConfig")
         self.config = config
         self.embeddings = BertEmbeddings(config)
         self.layers = nn.ModuleList(EncoderBlock(config.block_config) for _ in range(config.num_layers))
@@ -159,33 +160,13 @@ class BertModel(nn.Module):
     def _check_inputs(self, input_ids, token_type_ids, attention_mask):
         """Checked inputs: (token_type_ids (B, T), key padding mask (B, T) bool with True = real, or None)."""
         config = self.config
-        require_token_ids("input_ids", input_ids, config.vocab_size)
-        if input_ids.dim() != 2 or not 1 <= input_ids.shape[1] <= config.max_position:
-            raise ValueError(f"input_ids must have shape (batch, T) with 1 <= T <= max_position={config.max_position}, "
-                             f"got shape {tuple(input_ids.shape)}.")
-        weight_device = self.embeddings.word_embeddings.weight.device
-        if input_ids.device != weight_device:
-            raise ValueError(f"input_ids is on {input_ids.device} but the model is on {weight_device}; "
-                             "move one of them with .to(device).")
+        require_sequence_ids("input_ids", input_ids, config.vocab_size, self.embeddings.word_embeddings.weight.device,
+                             config.max_position, "max_position")
         if token_type_ids is None:
             token_type_ids = torch.zeros_like(input_ids)
         require_token_ids("token_type_ids", token_type_ids, config.type_vocab_size)
-        _require_like_input_ids("token_type_ids", token_type_ids, input_ids)
-        if attention_mask is None:
-            return token_type_ids, None
-        if not isinstance(attention_mask, torch.Tensor) or attention_mask.dtype not in (
-                torch.bool, torch.int64, torch.int32, torch.uint8):
-            got = attention_mask.dtype if isinstance(attention_mask, torch.Tensor) else type(attention_mask).__name__
-            raise TypeError(f"attention_mask must be an integer or bool tensor with 1 for real tokens and 0 for "
-                            f"padding, got {got}.")
-        _require_like_input_ids("attention_mask", attention_mask, input_ids)
-        if attention_mask.dtype != torch.bool and bool(((attention_mask != 0) & (attention_mask != 1)).any()):
-            raise ValueError("attention_mask must hold only 1 (real token) and 0 (padding).")
-        keep = attention_mask.bool()  # (B, T): True = a real token, which may be attended to
-        if not bool(keep.any(dim=1).all()):
-            raise ValueError("every sequence needs at least one real token (a 1 in attention_mask), "
-                             "otherwise its attention has nothing to attend to.")
-        return token_type_ids, keep
+        require_like("token_type_ids", token_type_ids, "input_ids", input_ids)
+        return token_type_ids, None if attention_mask is None else _keep_mask(attention_mask, input_ids)
 
 
 def init_bert_weights(module: nn.Module, std: float = 0.02) -> None:
@@ -202,11 +183,22 @@ def init_bert_weights(module: nn.Module, std: float = 0.02) -> None:
         nn.init.zeros_(module.bias)
 
 
-def _require_like_input_ids(name: str, x: torch.Tensor, input_ids: torch.Tensor) -> None:
-    if x.shape != input_ids.shape:
-        raise ValueError(f"{name} must have the shape of input_ids {tuple(input_ids.shape)}, got {tuple(x.shape)}.")
-    if x.device != input_ids.device:
-        raise ValueError(f"{name} is on {x.device} but input_ids is on {input_ids.device}; move them to one device.")
+def _keep_mask(attention_mask, input_ids: torch.Tensor) -> torch.Tensor:
+    """Hugging Face's attention_mask (B, T) of 1 (real token) and 0 (padding) -> bool (B, T), True = real."""
+    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dtype not in (
+            torch.bool, torch.int64, torch.int32, torch.uint8):
+        got = attention_mask.dtype if isinstance(attention_mask, torch.Tensor) else type(attention_mask).__name__
+        raise TypeError(f"attention_mask must be an integer or bool tensor with 1 for real tokens and 0 for "
+                        f"padding, got {got}.")
+    require_like("attention_mask", attention_mask, "input_ids", input_ids)
+    keep = attention_mask.bool()  # (B, T): True = a real token, which may be attended to
+    not_binary, empty_row = torch.stack([(keep != attention_mask).any(), ~keep.any(dim=1).all()]).tolist()  # one read
+    if not_binary:
+        raise ValueError("attention_mask must hold only 1 (real token) and 0 (padding).")
+    if empty_row:
+        raise ValueError("every sequence needs at least one real token (a 1 in attention_mask), "
+                         "otherwise its attention has nothing to attend to.")
+    return keep
 
 
 # ---------------------------------------------------------------------------
@@ -239,14 +231,11 @@ def mask_tokens(input_ids: torch.Tensor, special_mask: torch.Tensor, generator: 
     require_token_ids("input_ids", input_ids)
     if not isinstance(special_mask, torch.Tensor) or special_mask.dtype != torch.bool:
         raise TypeError("special_mask must be a bool tensor with True for special tokens and padding.")
-    if special_mask.shape != input_ids.shape:
-        raise ValueError(f"special_mask must have the shape of input_ids {tuple(input_ids.shape)}, "
-                         f"got {tuple(special_mask.shape)}.")
+    require_like("special_mask", special_mask, "input_ids", input_ids)
     require_positive_int("vocab_size", vocab_size)
-    for name, p in (("mask_prob", mask_prob), ("mask_token_prob", mask_token_prob),
-                    ("random_token_prob", random_token_prob)):
-        if not isinstance(p, (int, float)) or not 0.0 <= p <= 1.0:
-            raise ValueError(f"{name} must be a probability in [0, 1], got {p!r}.")
+    require_probability("mask_prob", mask_prob, closed=True)
+    require_probability("mask_token_prob", mask_token_prob, closed=True)
+    require_probability("random_token_prob", random_token_prob, closed=True)
     if mask_token_prob + random_token_prob > 1.0:
         raise ValueError(f"mask_token_prob + random_token_prob must be at most 1, got "
                          f"{mask_token_prob} + {random_token_prob}.")
@@ -330,15 +319,12 @@ class BertForPreTraining(nn.Module):
         losses = []
         if labels is not None:
             require_token_ids("labels", labels)
-            if labels.shape != input_ids.shape:
-                raise ValueError(f"labels must have the shape of input_ids {tuple(input_ids.shape)} (-100 where "
-                                 f"nothing is predicted), got {tuple(labels.shape)}.")
+            require_like("labels", labels, "input_ids", input_ids, " (-100 where nothing is predicted)")
             losses.append(lm_loss(logits.mlm, labels))
         if next_sentence_labels is not None:
             require_token_ids("next_sentence_labels", next_sentence_labels, 2)
-            if next_sentence_labels.shape != input_ids.shape[:1]:
-                raise ValueError(f"next_sentence_labels must be (batch,) = {tuple(input_ids.shape[:1])} with 0 for "
-                                 f"'B follows A' and 1 for 'random B', got {tuple(next_sentence_labels.shape)}.")
+            require_shape("next_sentence_labels", next_sentence_labels, "(batch,)", input_ids.shape[:1],
+                          f" = {tuple(input_ids.shape[:1])} with 0 for 'B follows A' and 1 for 'random B'")
             losses.append(F.cross_entropy(logits.nsp, next_sentence_labels))
         return logits, (sum(losses) if losses else None)
 
@@ -376,24 +362,24 @@ def copy_from_hf(ours: nn.Module, theirs: nn.Module) -> nn.Module:
 
 def _copy_bert_model(ours: BertModel, theirs) -> None:
     embeddings = theirs.embeddings
-    _copy_tensor(ours.embeddings.word_embeddings.weight, embeddings.word_embeddings.weight, "word_embeddings")
-    _copy_tensor(ours.embeddings.token_type_embeddings.weight, embeddings.token_type_embeddings.weight,
+    copy_tensor(ours.embeddings.word_embeddings.weight, embeddings.word_embeddings.weight, "word_embeddings")
+    copy_tensor(ours.embeddings.token_type_embeddings.weight, embeddings.token_type_embeddings.weight,
                  "token_type_embeddings")
-    _copy_tensor(ours.embeddings.position_embeddings.weight, embeddings.position_embeddings.weight,
+    copy_tensor(ours.embeddings.position_embeddings.weight, embeddings.position_embeddings.weight,
                  "position_embeddings")
-    _copy_norm(ours.embeddings.norm, embeddings.LayerNorm, "embeddings.LayerNorm")
+    copy_layer_norm(ours.embeddings.norm, embeddings.LayerNorm, "embeddings.LayerNorm")
     for number, (block, layer) in enumerate(zip(ours.layers, theirs.encoder.layer)):
         where = f"encoder.layer.{number}"
         attention = layer.attention
         for our_name, their in (("q_proj", attention.self.query), ("k_proj", attention.self.key),
                                 ("v_proj", attention.self.value), ("out_proj", attention.output.dense)):
-            _copy_linear(getattr(block.self_attention, our_name), their.weight, their.bias, f"{where}.{our_name}")
-        _copy_norm(block.attention_add_norm.norm, attention.output.LayerNorm, f"{where}.attention.output.LayerNorm")
-        _copy_linear(block.feed_forward.expand, layer.intermediate.dense.weight, layer.intermediate.dense.bias,
+            copy_linear(getattr(block.self_attention, our_name), their.weight, their.bias, f"{where}.{our_name}")
+        copy_layer_norm(block.attention_add_norm.norm, attention.output.LayerNorm, f"{where}.attention.output.LayerNorm")
+        copy_linear(block.feed_forward.expand, layer.intermediate.dense.weight, layer.intermediate.dense.bias,
                      f"{where}.intermediate.dense")
-        _copy_linear(block.feed_forward.contract, layer.output.dense.weight, layer.output.dense.bias,
+        copy_linear(block.feed_forward.contract, layer.output.dense.weight, layer.output.dense.bias,
                      f"{where}.output.dense")
-        _copy_norm(block.feed_forward_add_norm.norm, layer.output.LayerNorm, f"{where}.output.LayerNorm")
+        copy_layer_norm(block.feed_forward_add_norm.norm, layer.output.LayerNorm, f"{where}.output.LayerNorm")
 
 
 def _copy_pretraining(ours: BertForPreTraining, theirs) -> None:
@@ -402,14 +388,14 @@ def _copy_pretraining(ours: BertForPreTraining, theirs) -> None:
     if not torch.equal(predictions.decoder.weight, theirs.bert.embeddings.word_embeddings.weight):
         raise ValueError("cannot copy: the transformers model's MLM decoder is not tied to its word embeddings, "
                          "but ours is.")
-    _copy_linear(ours.mlm_head.dense, predictions.transform.dense.weight, predictions.transform.dense.bias,
+    copy_linear(ours.mlm_head.dense, predictions.transform.dense.weight, predictions.transform.dense.bias,
                  "cls.predictions.transform.dense")
-    _copy_norm(ours.mlm_head.norm, predictions.transform.LayerNorm, "cls.predictions.transform.LayerNorm")
-    _copy_tensor(ours.mlm_head.bias, predictions.bias, "cls.predictions.bias")
+    copy_layer_norm(ours.mlm_head.norm, predictions.transform.LayerNorm, "cls.predictions.transform.LayerNorm")
+    copy_tensor(ours.mlm_head.bias, predictions.bias, "cls.predictions.bias")
     pooler = theirs.bert.pooler.dense
-    _copy_linear(ours.nsp_head.pooler, pooler.weight, pooler.bias, "bert.pooler.dense")
+    copy_linear(ours.nsp_head.pooler, pooler.weight, pooler.bias, "bert.pooler.dense")
     relationship = theirs.cls.seq_relationship
-    _copy_linear(ours.nsp_head.classifier, relationship.weight, relationship.bias, "cls.seq_relationship")
+    copy_linear(ours.nsp_head.classifier, relationship.weight, relationship.bias, "cls.seq_relationship")
 
 
 # ---------------------------------------------------------------------------

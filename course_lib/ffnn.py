@@ -20,7 +20,8 @@ import torch
 from torch import nn
 
 from course_lib.train import lm_loss
-from course_lib.validation import require_positive_int, require_positive_ints, require_token_ids
+from course_lib.validation import (require_positive_int, require_positive_ints, require_same_device, require_shape,
+                                   require_token_ids)
 
 __all__ = ["FFNNConfig", "FFNNLanguageModel", "context_windows"]
 
@@ -74,20 +75,16 @@ class FFNNLanguageModel(nn.Module):
         return self.config.context_size
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
-        self._check_input(idx)
+        require_token_ids("idx", idx, self.config.vocab_size)
+        require_shape("idx", idx, f"(batch, {self.context_size})", (None, self.context_size),
+                      f": one window of {self.context_size} context words per row")
+        require_same_device("idx", idx, "the model", self.C.weight)
         x = self.C(idx).flatten(1)  # (B, context_size * embed_dim): the concatenated embeddings
         logits = self.U(torch.tanh(self.H(x)))  # (B, V)
         if self.W is not None:
             logits = logits + self.W(x)
         loss = None if targets is None else lm_loss(logits, targets)
         return logits, loss
-
-    def _check_input(self, idx) -> None:
-        require_token_ids("idx", idx)
-        if idx.dim() != 2 or idx.shape[1] != self.context_size:
-            raise ValueError(f"FFNNLanguageModel takes ids of shape (batch, {self.context_size}): one window of "
-                             f"{self.context_size} context words per row, got shape {tuple(idx.shape)}.")
-        require_token_ids("idx", idx, self.config.vocab_size)
 
     def bengio_parameters(self) -> dict[str, torch.Tensor | None]:
         """The weights under the paper's names: C (V, m), H (h, (n-1)m), d (h,), U (V, h), b (V,), W (V, (n-1)m) or None."""

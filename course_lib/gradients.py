@@ -21,14 +21,13 @@ vector g, so dL/dh_(T-1) = g for every sequence and the curve starts at norm 1.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 import torch
 
 from course_lib.lstm import lstm_cell
-from course_lib.rnn import _nonlinearity, rnn_step
-from course_lib.validation import require_float_tensor, require_positive_ints
+from course_lib.rnn import NONLINEARITIES, rnn_step
+from course_lib.validation import require_choice, require_number, require_positive_ints, require_sequence
 
 __all__ = ["gradient_norms_through_time", "scaled_orthogonal", "rnn_gradient_norms", "lstm_gradient_norms",
            "plot_gradient_norms"]
@@ -49,9 +48,7 @@ def gradient_norms_through_time(step: Callable[[torch.Tensor, State], State], x:
     of length T, index = time step: the norm over the hidden units of dL/dh_t, averaged over the batch.
     (Like calling ``h_t.retain_grad()`` on every h_t, then ``L.backward()`` and reading ``h_t.grad``.)
     """
-    require_float_tensor("x", x, "(B, T, D)")
-    if x.shape[1] < 1:
-        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
+    require_sequence("x", x)
     if not callable(step) or not callable(loss_fn):
         raise TypeError("step and loss_fn must be functions: step(x_t, state) -> state and loss_fn(h_last) -> scalar.")
     if not (isinstance(state, torch.Tensor) or (isinstance(state, (tuple, list)) and state
@@ -93,9 +90,8 @@ def scaled_orthogonal(n: int, scale: float, generator: torch.Generator, dtype: t
 
 def _check_builder(seq_len, hidden_dim, weight_scale, input_scale, batch_size) -> None:
     require_positive_ints("the gradient experiment", seq_len=seq_len, hidden_dim=hidden_dim, batch_size=batch_size)
-    for name, value in (("weight_scale", weight_scale), ("input_scale", input_scale)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value) or value < 0:
-            raise ValueError(f"{name} must be a non-negative number, got {value!r}.")
+    require_number("weight_scale", weight_scale, non_negative=True)
+    require_number("input_scale", input_scale, non_negative=True)
 
 
 def _random_inputs(generator, seq_len, hidden_dim, input_scale, batch_size, dtype):
@@ -115,7 +111,7 @@ def rnn_gradient_norms(seq_len: int, hidden_dim: int = 32, weight_scale: float =
     With tanh, small inputs (``input_scale``) keep the pre-activations in tanh's linear part.
     """
     _check_builder(seq_len, hidden_dim, weight_scale, input_scale, batch_size)
-    _nonlinearity(nonlinearity)
+    require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
     generator = torch.Generator().manual_seed(seed)
     g, x = _random_inputs(generator, seq_len, hidden_dim, input_scale, batch_size, dtype)
     W = scaled_orthogonal(hidden_dim, weight_scale, generator, dtype)
@@ -137,8 +133,7 @@ def lstm_gradient_norms(seq_len: int, hidden_dim: int = 32, weight_scale: float 
     its content, and most of the gradient, from one step to the next. W_ih has N(0, 1/H) entries.
     """
     _check_builder(seq_len, hidden_dim, weight_scale, input_scale, batch_size)
-    if not isinstance(forget_bias, (int, float)) or isinstance(forget_bias, bool) or not math.isfinite(forget_bias):
-        raise ValueError(f"forget_bias must be a finite number, got {forget_bias!r}.")
+    require_number("forget_bias", forget_bias)
     generator = torch.Generator().manual_seed(seed)
     g, x = _random_inputs(generator, seq_len, hidden_dim, input_scale, batch_size, dtype)
     W_hh = torch.cat([scaled_orthogonal(hidden_dim, weight_scale, generator, dtype) for _ in range(4)])  # (4H, H)

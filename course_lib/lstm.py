@@ -31,12 +31,13 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from course_lib.rnn import _check_hidden, _check_sequence, _check_token_ids, _require_size
 from course_lib.train import lm_loss
-from course_lib.validation import require_float_tensor, require_positive_ints, require_probability, require_same_kind
+from course_lib.validation import (require_float_tensor, require_hidden_state, require_positive_ints,
+                                   require_probability, require_same_kind, require_sequence, require_sequence_ids,
+                                   require_type)
 
-__all__ = ["lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "set_fast_lstm", "LSTMEncoder", "LSTMConfig",
-           "LSTMLanguageModel"]
+__all__ = ["lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "set_fast_lstm",
+           "LSTMEncoder", "LSTMConfig", "LSTMLanguageModel"]
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]  # (h, c)
 
@@ -56,18 +57,14 @@ def _gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Te
 
 
 def _check_lstm_weights(W_ih, W_hh, b_ih, b_hh) -> tuple[int, int]:
-    """Returns (H, D)."""
+    """W_ih (4H, D), W_hh (4H, H), b_ih and b_hh (4H,) of one dtype and device; returns (H, D)."""
     require_float_tensor("W_ih", W_ih, "(4H, D)")
     if W_ih.shape[0] % 4:
         raise ValueError(f"W_ih must have shape (4H, D): the four gates' rows stacked, got shape {tuple(W_ih.shape)}.")
     hidden, input_dim = W_ih.shape[0] // 4, W_ih.shape[1]
-    require_float_tensor("W_hh", W_hh, "(4H, H)")
-    if tuple(W_hh.shape) != (4 * hidden, hidden):
-        raise ValueError(f"W_hh must have shape (4H, H) = {(4 * hidden, hidden)} to match W_ih, "
-                         f"got {tuple(W_hh.shape)}.")
+    require_float_tensor("W_hh", W_hh, "(4H, H)", (4 * hidden, hidden))
     for name, bias in (("b_ih", b_ih), ("b_hh", b_hh)):
-        require_float_tensor(name, bias, "(4H,)")
-        _require_size(name, bias, 0, 4 * hidden, "(4H,)", f"4H = {4 * hidden} entries like W_ih's rows")
+        require_float_tensor(name, bias, "(4H,)", (4 * hidden,), f" with 4H = {4 * hidden} entries like W_ih's rows")
     require_same_kind({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh})
     return hidden, input_dim
 
@@ -89,11 +86,10 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
     the same function as ``nn.LSTMCell`` with those weights.
     """
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    require_float_tensor("x_t", x_t, "(B, D)")
-    _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like W_ih")
+    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like W_ih")
     require_same_kind({"W_ih": W_ih, "x_t": x_t})
-    _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
-    _check_hidden("c_prev", c_prev, x_t.shape[0], hidden, {"W_ih": W_ih})
+    require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "W_ih", W_ih)
+    require_hidden_state("c_prev", c_prev, x_t.shape[0], hidden, "W_ih", W_ih)
     return _gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
 
 
@@ -103,14 +99,14 @@ def _check_sequence_and_state(x: torch.Tensor, state, params) -> tuple[LSTMState
         raise TypeError(f"params must be a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh), got {params!r:.80}.")
     W_ih, W_hh, b_ih, b_hh = params
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    _check_sequence(x, input_dim, "W_ih", W_ih)
+    require_sequence("x", x, input_dim, "W_ih", W_ih)
     batch = x.shape[0]
     if state is None:
         state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))
     if not isinstance(state, (tuple, list)) or len(state) != 2:
         raise TypeError(f"state must be a pair (h0, c0) of (B, H) tensors or None, got {type(state).__name__}.")
-    _check_hidden("h0", state[0], batch, hidden, {"W_ih": W_ih})
-    _check_hidden("c0", state[1], batch, hidden, {"W_ih": W_ih})
+    require_hidden_state("h0", state[0], batch, hidden, "W_ih", W_ih)
+    require_hidden_state("c0", state[1], batch, hidden, "W_ih", W_ih)
     return (state[0], state[1]), (W_ih, W_hh, b_ih, b_hh)
 
 
@@ -229,7 +225,8 @@ class LSTMEncoder(nn.Module):
 
     def forward(self, x: torch.Tensor, state: LSTMState | None = None) -> tuple[torch.Tensor, LSTMState]:
         require_float_tensor("x", x, "(B, T, D)")  # the layers check the rest
-        self._check_state(state, x.shape[0])
+        if state is not None:
+            self._check_state(state, x.shape[0])
         h_n, c_n = [], []
         for l, directions in enumerate(self.layers):
             outputs = []
@@ -250,21 +247,16 @@ class LSTMEncoder(nn.Module):
         return x, (torch.stack(h_n), torch.stack(c_n))
 
     def _check_state(self, state, batch: int) -> None:
-        if state is None:
-            return
         if not isinstance(state, (tuple, list)) or len(state) != 2:
             raise TypeError(f"state must be a pair (h0, c0) or None, got {type(state).__name__}.")
-        shape = (self.num_layers * self.num_directions, batch, self.hidden_dim)
         for name, s in zip(("h0", "c0"), state):
-            require_float_tensor(name, s, "(num_layers * dirs, B, H)")
-            if tuple(s.shape) != shape:
-                raise ValueError(f"{name} must have shape (num_layers * dirs, B, H) = {shape}, got {tuple(s.shape)}.")
+            require_float_tensor(name, s, "(num_layers * dirs, B, H)",
+                                 (self.num_layers * self.num_directions, batch, self.hidden_dim))
 
     @torch.no_grad()
     def load_from_torch(self, lstm: nn.LSTM) -> "LSTMEncoder":
         """Copy the weights of an ``nn.LSTM`` of the same sizes into this encoder; returns it."""
-        if not isinstance(lstm, nn.LSTM):
-            raise TypeError(f"LSTMEncoder.load_from_torch takes an nn.LSTM, got {type(lstm).__name__}.")
+        require_type(lstm, nn.LSTM, "LSTMEncoder.load_from_torch takes an nn.LSTM")
         first = self.layers[0][0].W_ih.shape[1]
         theirs = (lstm.input_size, lstm.hidden_size, lstm.num_layers, 1 + lstm.bidirectional)
         ours = (first, self.hidden_dim, self.num_layers, self.num_directions)
@@ -288,8 +280,8 @@ class LSTMConfig:
     dropout: float = 0.0  # on the embeddings, between layers and before the head, while training
 
     def __post_init__(self):
-        require_positive_ints("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
-                     num_layers=self.num_layers)
+        require_positive_ints("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim,
+                              hidden_dim=self.hidden_dim, num_layers=self.num_layers)
         require_probability("LSTMConfig.dropout", self.dropout)
 
 
@@ -304,8 +296,7 @@ class LSTMLanguageModel(nn.Module):
 
     def __init__(self, config: LSTMConfig):
         super().__init__()
-        if not isinstance(config, LSTMConfig):
-            raise TypeError(f"LSTMLanguageModel takes an LSTMConfig, got {type(config).__name__}.")
+        require_type(config, LSTMConfig, "LSTMLanguageModel takes an LSTMConfig")
         if config.bidirectional:
             raise ValueError("a language model cannot be bidirectional: the right-to-left LSTM would read the very "
                              "tokens it has to predict; use LSTMEncoder(bidirectional=True) for a Bi-LSTM encoder.")
@@ -323,7 +314,7 @@ class LSTMLanguageModel(nn.Module):
     def forward_with_state(self, idx: torch.Tensor, state: LSTMState | None = None
                            ) -> tuple[torch.Tensor, LSTMState]:
         """idx (B, T), state (h0, c0) or None -> (logits (B, T, V), (h_n, c_n) each (num_layers, B, H))."""
-        _check_token_ids("LSTMLanguageModel", idx, self.config.vocab_size)
+        require_sequence_ids("idx", idx, self.config.vocab_size, self.head.weight.device)
         x = self.dropout(self.embedding(idx))  # (B, T, E)
         hs, final_state = self.encoder(x, state)  # (B, T, H)
         return self.head(self.dropout(hs)), final_state  # (B, T, V)

@@ -26,8 +26,8 @@ import torch
 from torch import nn
 
 from course_lib.train import lm_loss
-from course_lib.validation import (require_float_tensor, require_positive_ints, require_same_kind,
-                                       require_token_ids)
+from course_lib.validation import (require_choice, require_float_tensor, require_hidden_state, require_positive_ints,
+                                   require_same_kind, require_sequence, require_sequence_ids, require_type)
 
 __all__ = ["NONLINEARITIES", "rnn_step", "rnn_forward", "rnn_weights_from_torch", "RNNLayer", "RNNConfig",
            "RNNLanguageModel"]
@@ -43,61 +43,17 @@ NONLINEARITIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 
 
 # ---------------------------------------------------------------------------
-# checks shared with course_lib.lstm and course_lib.gradients
-
-
-def _require_size(name: str, x: torch.Tensor, dim: int, size: int, shape: str, why: str) -> None:
-    if x.shape[dim] != size:
-        raise ValueError(f"{name} must have shape {shape} with {why}, got shape {tuple(x.shape)}.")
-
-
-def _check_sequence(x, input_dim: int, weight_name: str, weight: torch.Tensor) -> None:
-    """x must be a (B, T, D) float sequence with T >= 1 and D = the input weight's columns."""
-    require_float_tensor("x", x, "(B, T, D)")
-    _require_size("x", x, 2, input_dim, "(B, T, D)", f"D = {input_dim} like {weight_name}'s columns")
-    if x.shape[1] < 1:
-        raise ValueError(f"x must hold at least one time step, got shape {tuple(x.shape)}.")
-    require_same_kind({weight_name: weight, "x": x})
-
-
-def _check_token_ids(owner: str, idx, vocab_size: int) -> None:
-    require_token_ids("idx", idx)
-    if idx.dim() != 2 or idx.shape[1] < 1:
-        raise ValueError(f"{owner} takes token ids of shape (batch, T) with T >= 1, got shape {tuple(idx.shape)}.")
-    if idx.numel() and (int(idx.min()) < 0 or int(idx.max()) >= vocab_size):
-        raise ValueError(f"token ids must lie in [0, {vocab_size}), got values from {int(idx.min())} to "
-                         f"{int(idx.max())}.")
-
-
-def _nonlinearity(name) -> Callable[[torch.Tensor], torch.Tensor]:
-    if name not in NONLINEARITIES:
-        raise ValueError(f"nonlinearity must be one of {', '.join(NONLINEARITIES)}, got {name!r}.")
-    return NONLINEARITIES[name]
-
-
-# ---------------------------------------------------------------------------
 # the cell and the loop over time
 
 
 def _check_rnn_weights(U, W, b) -> tuple[int, int]:
-    """Returns (H, D)."""
+    """U (H, D), W (H, H), b (H,) of one dtype and device; returns (H, D)."""
     require_float_tensor("U", U, "(H, D)")
     hidden, input_dim = U.shape
-    require_float_tensor("W", W, "(H, H)")
-    _require_size("W", W, 0, hidden, "(H, H)", f"H = {hidden} rows like U")
-    _require_size("W", W, 1, hidden, "(H, H)", f"H = {hidden} columns: it maps h_(t-1) to a_t")
-    require_float_tensor("b", b, "(H,)")
-    _require_size("b", b, 0, hidden, "(H,)", f"H = {hidden} like U's rows")
+    require_float_tensor("W", W, "(H, H)", (hidden, hidden))  # it maps h_(t-1) to a_t
+    require_float_tensor("b", b, "(H,)", (hidden,))
     require_same_kind({"U": U, "W": W, "b": b})
     return hidden, input_dim
-
-
-def _check_hidden(name: str, h, batch: int, hidden: int, weights: dict[str, torch.Tensor]) -> None:
-    """h must be (batch, hidden), with the dtype and device of ``weights``, e.g. {"U": U}."""
-    require_float_tensor(name, h, "(B, H)")
-    _require_size(name, h, 0, batch, "(B, H)", f"B = {batch} rows, one per sequence of the input")
-    _require_size(name, h, 1, hidden, "(B, H)", f"H = {hidden} columns like the weights")
-    require_same_kind({**weights, name: h})
 
 
 def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
@@ -106,14 +62,13 @@ def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.
 
     x_t (B, D), h_prev (B, H), U (H, D), W (H, H), b (H,) -> h_t (B, H).
     """
-    phi = _nonlinearity(nonlinearity)
+    require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    require_float_tensor("x_t", x_t, "(B, D)")
-    _require_size("x_t", x_t, 1, input_dim, "(B, D)", f"D = {input_dim} columns like U")
+    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like U")
     require_same_kind({"U": U, "x_t": x_t})
-    _check_hidden("h_prev", h_prev, x_t.shape[0], hidden, {"U": U})
+    require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "U", U)
     a_t = b + h_prev @ W.T + x_t @ U.T  # (B, H): a_t = b + W h_{t-1} + U x_t for every row
-    return phi(a_t)
+    return NONLINEARITIES[nonlinearity](a_t)
 
 
 def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
@@ -122,13 +77,13 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
 
     hs[:, t] is h_t; h_T = hs[:, -1] is what a next call would continue from.
     """
-    phi = _nonlinearity(nonlinearity)
+    require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    _check_sequence(x, input_dim, "U", U)
+    require_sequence("x", x, input_dim, "U", U)
     batch = x.shape[0]
-    if h0 is None:
-        h0 = x.new_zeros(batch, hidden)
-    _check_hidden("h0", h0, batch, hidden, {"U": U})
+    h0 = x.new_zeros(batch, hidden) if h0 is None else h0
+    require_hidden_state("h0", h0, batch, hidden, "U", U)
+    phi = NONLINEARITIES[nonlinearity]
     # U x_t + b does not depend on h, so it is computed for every step at once; only W h_{t-1}
     # has to wait for the previous step. That wait is why an RNN cannot run its steps in parallel.
     input_part = b + x @ U.T  # (B, T, H)
@@ -141,8 +96,7 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
 
 def rnn_weights_from_torch(rnn: nn.RNN, layer: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(U, W, b) of one layer of a PyTorch ``nn.RNN``: weight_ih, weight_hh and b = bias_ih + bias_hh (detached)."""
-    if not isinstance(rnn, nn.RNN):
-        raise TypeError(f"rnn_weights_from_torch takes an nn.RNN, got {type(rnn).__name__}.")
+    require_type(rnn, nn.RNN, "rnn_weights_from_torch takes an nn.RNN")
     if rnn.bidirectional or not rnn.bias:
         raise ValueError("rnn_weights_from_torch needs a one-directional nn.RNN with bias=True.")
     if not isinstance(layer, int) or not 0 <= layer < rnn.num_layers:
@@ -162,7 +116,7 @@ class RNNLayer(nn.Module):
     def __init__(self, input_dim: int, hidden_dim: int, nonlinearity: str = "tanh"):
         super().__init__()
         require_positive_ints("RNNLayer", input_dim=input_dim, hidden_dim=hidden_dim)
-        _nonlinearity(nonlinearity)
+        require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
         self.nonlinearity = nonlinearity
         self.U = nn.Parameter(torch.empty(hidden_dim, input_dim))
         self.W = nn.Parameter(torch.empty(hidden_dim, hidden_dim))
@@ -183,8 +137,8 @@ class RNNConfig:
     num_layers: int = 1  # stacked: layer l+1 reads layer l's hidden states as its inputs
 
     def __post_init__(self):
-        require_positive_ints("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim, hidden_dim=self.hidden_dim,
-                              num_layers=self.num_layers)
+        require_positive_ints("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim,
+                              hidden_dim=self.hidden_dim, num_layers=self.num_layers)
 
 
 class RNNLanguageModel(nn.Module):
@@ -197,8 +151,7 @@ class RNNLanguageModel(nn.Module):
 
     def __init__(self, config: RNNConfig):
         super().__init__()
-        if not isinstance(config, RNNConfig):
-            raise TypeError(f"RNNLanguageModel takes an RNNConfig, got {type(config).__name__}.")
+        require_type(config, RNNConfig, "RNNLanguageModel takes an RNNConfig")
         self.config = config
         embed, hidden, vocab = config.embed_dim, config.hidden_dim, config.vocab_size
         self.embedding = nn.Embedding(vocab, embed)
@@ -216,8 +169,11 @@ class RNNLanguageModel(nn.Module):
     def forward_with_state(self, idx: torch.Tensor, state: torch.Tensor | None = None
                            ) -> tuple[torch.Tensor, torch.Tensor]:
         """idx (B, T), state (num_layers, B, H) or None -> (logits (B, T, V), final state (num_layers, B, H))."""
-        _check_token_ids("RNNLanguageModel", idx, self.config.vocab_size)
-        self._check_state(state, idx.shape[0])
+        require_sequence_ids("idx", idx, self.config.vocab_size, self.V.device)
+        if state is not None:
+            shape = (self.config.num_layers, idx.shape[0], self.config.hidden_dim)
+            require_float_tensor("state", state, "(num_layers, B, H)", shape)
+            require_same_kind({"V": self.V, "state": state})
         x = self.embedding(idx)  # (B, T, E)
         finals = []
         for i, layer in enumerate(self.layers):
@@ -225,15 +181,6 @@ class RNNLanguageModel(nn.Module):
             finals.append(h_T)
         logits = self.c + x @ self.V.T  # (B, T, V): o_t = c + V h_t at every position
         return logits, torch.stack(finals)
-
-    def _check_state(self, state, batch: int) -> None:
-        if state is None:
-            return
-        shape = (self.config.num_layers, batch, self.config.hidden_dim)
-        require_float_tensor("state", state, "(num_layers, B, H)")
-        if tuple(state.shape) != shape:
-            raise ValueError(f"state must have shape (num_layers, B, H) = {shape}, got {tuple(state.shape)}.")
-        require_same_kind({"V": self.V, "state": state})
 
     @torch.no_grad()
     def load_from_torch(self, embedding: nn.Embedding, rnn: nn.RNN, head: nn.Linear) -> "RNNLanguageModel":

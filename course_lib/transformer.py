@@ -38,7 +38,9 @@ from torch import nn
 
 from course_lib.attention import causal_mask, scaled_dot_product_attention
 from course_lib.train import lm_loss
-from course_lib.validation import require_float_tensor, require_positive_int, require_probability, require_token_ids
+from course_lib.validation import (require_bool_mask, require_choice, require_float_tensor, require_positive_int,
+                                   require_probability, require_same_kind, require_sequence_ids, require_type)
+from course_lib.weights import copy_layer_norm, copy_linear
 
 __all__ = ["positional_encoding", "sinusoid_frequencies", "positional_shift_matrices", "SinusoidalPositions",
            "MultiHeadAttention", "FeedForward", "AddNorm", "BlockConfig", "EncoderBlock", "DecoderBlock",
@@ -185,18 +187,10 @@ class MultiHeadAttention(nn.Module):
         return x.transpose(1, 2).reshape(batch, length, self.d_model)  # (B, T, d_model): heads concatenated
 
     def _check_inputs(self, query, key, value) -> None:
-        weight = self.q_proj.weight
+        shape = f"(batch, seq_len, d_model={self.d_model})"
         for name, x in (("query", query), ("key", key), ("value", value)):
-            require_float_tensor(name, x, f"(batch, seq_len, d_model={self.d_model})")
-            if x.shape[-1] != self.d_model:
-                raise ValueError(f"{name} must have shape (batch, seq_len, d_model={self.d_model}), "
-                                 f"got {tuple(x.shape)}.")
-            if x.device != weight.device:
-                raise ValueError(f"{name} is on {x.device} but the layer's weights are on {weight.device}; "
-                                 "move one of them with .to(device).")
-            if x.dtype != weight.dtype and not torch.is_autocast_enabled(x.device.type):
-                raise TypeError(f"{name} has dtype {x.dtype} but the layer's weights have {weight.dtype}; "
-                                f"convert one of them, e.g. {name}.to({weight.dtype}).")
+            require_float_tensor(name, x, shape, (None, None, self.d_model), " with the layer's d_model")
+            require_same_kind({"q_proj.weight": self.q_proj.weight, name: x}, allow_autocast=True)
         if key.shape[:2] != value.shape[:2] or key.shape[0] != query.shape[0]:
             raise ValueError(f"query, key and value must share the batch size and key and value the length, got "
                              f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}.")
@@ -205,28 +199,20 @@ class MultiHeadAttention(nn.Module):
         """One bool mask broadcastable to (B, h, T_q, T_k), or None when nothing is masked."""
         full = (batch, self.num_heads, t_q, t_k)
         if mask is not None:
-            _check_bool_mask("mask", mask, device)
+            require_bool_mask("mask", mask, device)
             if mask.dim() == 3:
                 mask = mask[:, None]  # (B, T_q, T_k) -> (B, 1, T_q, T_k): the same for every head
             if not 2 <= mask.dim() <= 4 or any(m not in (1, n) for m, n in zip(mask.shape[::-1], full[::-1])):
                 raise ValueError(f"mask must be (T_q, T_k), (batch, T_q, T_k) or (batch, heads, T_q, T_k) = "
                                  f"{full} (or broadcastable to it), got shape {tuple(mask.shape)}.")
         if key_padding_mask is not None:
-            _check_bool_mask("key_padding_mask", key_padding_mask, device)
+            require_bool_mask("key_padding_mask", key_padding_mask, device)
             if key_padding_mask.shape != (batch, t_k):
                 raise ValueError(f"key_padding_mask must be (batch, T_k) = {(batch, t_k)} with True for real "
                                  f"tokens, got shape {tuple(key_padding_mask.shape)}.")
             padding = key_padding_mask[:, None, None, :]  # (B, 1, 1, T_k): the same for every head and query
             mask = padding if mask is None else mask & padding
         return mask
-
-
-def _check_bool_mask(name: str, mask, device: torch.device) -> None:
-    if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
-        got = mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__
-        raise TypeError(f"{name} must be a bool tensor with True where attention is allowed, got {got}.")
-    if mask.device != device:
-        raise ValueError(f"{name} is on {mask.device} but the query is on {device}.")
 
 
 def set_fast_attention(model: nn.Module, fast: bool | None) -> nn.Module:
@@ -249,8 +235,7 @@ class FeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.0, activation: str = "relu"):
         super().__init__()
-        if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {activation!r}.")
+        require_choice("activation", activation, ACTIVATIONS)
         self.expand = nn.Linear(d_model, d_ff)
         self.activation = ACTIVATIONS[activation]()
         self.dropout = nn.Dropout(dropout)
@@ -300,16 +285,12 @@ class BlockConfig:
             require_positive_int(name, getattr(self, name))
         _check_divisible(self.d_model, self.num_heads)
         require_probability("dropout", self.dropout)
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}, got {self.activation!r}.")
+        require_choice("activation", self.activation, ACTIVATIONS)
         if not isinstance(self.layer_norm_eps, float) or not self.layer_norm_eps > 0:
             raise ValueError(f"layer_norm_eps must be a positive float, got {self.layer_norm_eps!r}.")
 
 
-def _require_block_config(config) -> None:
-    if not isinstance(config, BlockConfig):
-        raise TypeError(f"blocks take a BlockConfig (a TransformerConfig has one as .block_config), "
-                        f"got {type(config).__name__}.")
+BLOCK_CONFIG_SENTENCE = "blocks take a BlockConfig (a TransformerConfig has one as .block_config)"
 
 
 class EncoderBlock(nn.Module):
@@ -321,7 +302,7 @@ class EncoderBlock(nn.Module):
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        _require_block_config(config)
+        require_type(config, BlockConfig, BLOCK_CONFIG_SENTENCE)
         self.self_attention = MultiHeadAttention(config.d_model, config.num_heads, config.dropout)
         eps = config.layer_norm_eps
         self.attention_add_norm = AddNorm(config.d_model, config.dropout, config.norm_first, eps)
@@ -347,7 +328,7 @@ class DecoderBlock(nn.Module):
 
     def __init__(self, config: BlockConfig):
         super().__init__()
-        _require_block_config(config)
+        require_type(config, BlockConfig, BLOCK_CONFIG_SENTENCE)
         d_model, heads, dropout, norm_first = config.d_model, config.num_heads, config.dropout, config.norm_first
         eps = config.layer_norm_eps
         self.self_attention = MultiHeadAttention(d_model, heads, dropout)
@@ -387,8 +368,7 @@ class TransformerConfig:
     def __post_init__(self):
         for name in ("vocab_size", "block_size", "num_layers"):
             require_positive_int(name, getattr(self, name))
-        if self.positional not in POSITIONALS:
-            raise ValueError(f"positional must be one of {', '.join(POSITIONALS)}, got {self.positional!r}.")
+        require_choice("positional", self.positional, POSITIONALS)
         _ = self.block_config  # building it checks d_model, num_heads, d_ff, dropout and activation
         if self.positional == "sinusoidal" and self.d_model % 2:
             raise ValueError(f"sinusoidal positions need an even d_model, got {self.d_model}; "
@@ -412,8 +392,7 @@ class TransformerLM(nn.Module):
 
     def __init__(self, config: TransformerConfig):
         super().__init__()
-        if not isinstance(config, TransformerConfig):
-            raise TypeError(f"TransformerLM takes a TransformerConfig, got {type(config).__name__}.")
+        require_type(config, TransformerConfig, "TransformerLM takes a TransformerConfig")
         self.config = config
         d_model = config.d_model
         self.token_embedding = nn.Embedding(config.vocab_size, d_model)
@@ -431,7 +410,7 @@ class TransformerLM(nn.Module):
         return self.config.block_size
 
     def forward(self, idx: torch.Tensor, targets: torch.Tensor | None = None):
-        self._check_input(idx)
+        require_sequence_ids("idx", idx, self.config.vocab_size, self.head.weight.device, self.block_size)
         length = idx.shape[1]
         positions = torch.arange(length, device=idx.device)  # (T,)
         x = self.dropout(self.token_embedding(idx) + self.position_embedding(positions))  # (B, T, d_model)
@@ -441,16 +420,6 @@ class TransformerLM(nn.Module):
         logits = self.head(self.final_norm(x))  # (B, T, V)
         loss = None if targets is None else lm_loss(logits, targets)
         return logits, loss
-
-    def _check_input(self, idx) -> None:
-        require_token_ids("idx", idx)
-        if idx.dim() != 2 or not 1 <= idx.shape[1] <= self.block_size:
-            raise ValueError(f"TransformerLM takes ids of shape (batch, T) with 1 <= T <= block_size={self.block_size}, "
-                             f"got shape {tuple(idx.shape)}; crop longer inputs to their last block_size tokens.")
-        if idx.numel():
-            low, high = torch.stack(torch.aminmax(idx)).tolist()  # one read from the device, not two
-            if low < 0 or high >= self.config.vocab_size:
-                raise ValueError(f"token ids must lie in [0, {self.config.vocab_size}), got values from {low} to {high}.")
 
 
 # ---------------------------------------------------------------------------
@@ -477,29 +446,6 @@ def copy_from_torch(ours: nn.Module, theirs: nn.Module) -> nn.Module:
                     f"got {type(theirs).__name__} into {type(ours).__name__}.")
 
 
-def _copy_tensor(ours: torch.Tensor | None, theirs: torch.Tensor | None, what: str) -> None:
-    if (ours is None) != (theirs is None):
-        raise ValueError(f"cannot copy {what}: only one of the two modules has it; build both with the same bias setting.")
-    if ours is None:
-        return
-    if ours.shape != theirs.shape:
-        raise ValueError(f"cannot copy {what}: PyTorch's has shape {tuple(theirs.shape)} but ours "
-                         f"{tuple(ours.shape)}; build both with the same sizes.")
-    ours.copy_(theirs)
-
-
-def _copy_linear(ours: nn.Linear, weight: torch.Tensor, bias: torch.Tensor | None, what: str) -> None:
-    _copy_tensor(ours.weight, weight, f"{what}.weight")
-    _copy_tensor(ours.bias, bias, f"{what}.bias")
-
-
-def _copy_norm(ours: nn.LayerNorm, theirs: nn.LayerNorm, what: str) -> None:
-    if ours.eps != theirs.eps:
-        raise ValueError(f"cannot copy {what}: PyTorch's LayerNorm has eps={theirs.eps} but ours {ours.eps}.")
-    _copy_tensor(ours.weight, theirs.weight, f"{what}.weight")
-    _copy_tensor(ours.bias, theirs.bias, f"{what}.bias")
-
-
 def _copy_attention(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> None:
     if theirs.num_heads != ours.num_heads:
         raise ValueError(f"cannot copy attention with {theirs.num_heads} heads into one with {ours.num_heads}.")
@@ -509,8 +455,8 @@ def _copy_attention(ours: MultiHeadAttention, theirs: nn.MultiheadAttention) -> 
     weights = theirs.in_proj_weight.chunk(3)  # W_Q, W_K, W_V, each (d_model, d_model)
     biases = (None,) * 3 if theirs.in_proj_bias is None else theirs.in_proj_bias.chunk(3)
     for name, weight, bias in zip(("q_proj", "k_proj", "v_proj"), weights, biases):
-        _copy_linear(getattr(ours, name), weight, bias, name)
-    _copy_linear(ours.out_proj, theirs.out_proj.weight, theirs.out_proj.bias, "out_proj")
+        copy_linear(getattr(ours, name), weight, bias, name)
+    copy_linear(ours.out_proj, theirs.out_proj.weight, theirs.out_proj.bias, "out_proj")
 
 
 def _activation_name(fn) -> str:
@@ -525,8 +471,8 @@ def _copy_feed_forward(ours: FeedForward, theirs: nn.Module) -> None:
     ours_name, theirs_name = _activation_name(ours.activation), _activation_name(theirs.activation)
     if ours_name != theirs_name:
         raise ValueError(f"cannot copy a layer with activation {theirs_name} into a block with {ours_name}.")
-    _copy_linear(ours.expand, theirs.linear1.weight, theirs.linear1.bias, "feed_forward.expand")
-    _copy_linear(ours.contract, theirs.linear2.weight, theirs.linear2.bias, "feed_forward.contract")
+    copy_linear(ours.expand, theirs.linear1.weight, theirs.linear1.bias, "feed_forward.expand")
+    copy_linear(ours.contract, theirs.linear2.weight, theirs.linear2.bias, "feed_forward.contract")
 
 
 def _check_norm_first(add_norm: AddNorm, theirs: nn.Module) -> None:
@@ -539,8 +485,8 @@ def _copy_encoder_block(ours: EncoderBlock, theirs: nn.TransformerEncoderLayer) 
     _check_norm_first(ours.attention_add_norm, theirs)
     _copy_attention(ours.self_attention, theirs.self_attn)
     _copy_feed_forward(ours.feed_forward, theirs)
-    _copy_norm(ours.attention_add_norm.norm, theirs.norm1, "norm1")
-    _copy_norm(ours.feed_forward_add_norm.norm, theirs.norm2, "norm2")
+    copy_layer_norm(ours.attention_add_norm.norm, theirs.norm1, "norm1")
+    copy_layer_norm(ours.feed_forward_add_norm.norm, theirs.norm2, "norm2")
 
 
 def _copy_decoder_block(ours: DecoderBlock, theirs: nn.TransformerDecoderLayer) -> None:
@@ -548,6 +494,6 @@ def _copy_decoder_block(ours: DecoderBlock, theirs: nn.TransformerDecoderLayer) 
     _copy_attention(ours.self_attention, theirs.self_attn)
     _copy_attention(ours.cross_attention, theirs.multihead_attn)
     _copy_feed_forward(ours.feed_forward, theirs)
-    _copy_norm(ours.self_attention_add_norm.norm, theirs.norm1, "norm1")
-    _copy_norm(ours.cross_attention_add_norm.norm, theirs.norm2, "norm2")
-    _copy_norm(ours.feed_forward_add_norm.norm, theirs.norm3, "norm3")
+    copy_layer_norm(ours.self_attention_add_norm.norm, theirs.norm1, "norm1")
+    copy_layer_norm(ours.cross_attention_add_norm.norm, theirs.norm2, "norm2")
+    copy_layer_norm(ours.feed_forward_add_norm.norm, theirs.norm3, "norm3")
