@@ -4,7 +4,7 @@
     python benchmarks/run.py --gpu-only        # the same, inside the benchmark table
 
 - :func:`training_speedups`: each neural model of the character-model comparison
-  (``course_lib.compare``: FFNN, RNN, LSTM, Transformer, built by its ``_build`` from
+  (``course_lib.compare``: FFNN, RNN, LSTM, Transformer, built by its ``build_model`` from
   ``CompareConfig``'s settings) trained with the course's own loop (``course_lib.train.train``:
   AdamW, gradient clipping, a batch drawn on the CPU and moved to the device, ``loss.item()`` every
   step) for a few seconds on the CPU and on ``device``; steps/s on each and the ratio. At the
@@ -37,7 +37,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:  # `python benchmarks/gpu.py` from a checkout without `pip install -e .`
     sys.path.insert(0, str(REPO))
 
-from course_lib.compare import CompareConfig, ModelSettings, _build  # noqa: E402
+from course_lib.compare import CompareConfig, ModelSettings, build_model  # noqa: E402
 from course_lib.device import torch_threads  # noqa: E402
 from course_lib.train import TrainConfig, lm_loss, sequence_batches, train, window_batches  # noqa: E402
 from course_lib.transformer import TransformerConfig, TransformerLM, positional_encoding  # noqa: E402
@@ -87,7 +87,7 @@ def _demo_steps_per_second(name: str, settings: ModelSettings, device: torch.dev
                            max_steps: int, vocab_size: int, seed: int) -> tuple[float, int, int]:
     """(steps/s, steps, parameters) of the course's training loop for one model of the comparison on ``device``."""
     torch.manual_seed(seed)
-    model = _build(name, settings, vocab_size).to(device)
+    model = build_model(name, settings, vocab_size).to(device)
     ids = torch.randint(vocab_size, (50_000,), generator=torch.Generator().manual_seed(seed))
     if name == "FFNN":
         draw = window_batches(ids.unfold(0, settings.context, 1)[:-1], ids[settings.context:], settings.batch_size)

@@ -1,21 +1,41 @@
 """course_lib: reference implementations and helpers for "From n-grams to BERT".
 
-One module per concept; later modules import earlier ones.
+One module per concept; later modules import earlier ones. Every module, with one line each
+(``tests/models/test_package_docstring.py`` checks that this list names every module):
 
+Foundations
 - ``device``: one ``get_device()`` honouring ``COURSE_DEVICE=cpu|cuda|mps|auto``.
-- ``validation``: input checks that answer a wrong input with one sentence.
-- ``data``: the cat/dog grammar (exact entropy), the docstring corpus, tokenizer and vocabulary.
-- ``ngram``: counting n-gram language model with add-k smoothing.
+- ``validation``: input checks that answer a wrong input with one sentence, one helper per kind of check.
+- ``weights``: copying PyTorch's or Hugging Face's weights into the course's modules, shape by shape.
+- ``data``: the four corpora (cat/dog grammar, docstring prose, Python source characters, gap task).
 - ``train``: the model contract ``logits, loss = model(idx, targets=None)``, one training loop,
   one evaluation (loss, perplexity, bits) and one sampler for every language model.
+
+Models
+- ``ngram``: counting n-gram language model with add-k smoothing.
 - ``ffnn``: Bengio's feed-forward neural language model.
-- ``rnn``, ``lstm``: recurrent cells and language models in the lecture's notation.
-- ``gradients``: the gradient-through-time instrument (vanishing and exploding gradients).
+- ``rnn``: the simple (Elman) recurrent cell and language model in the lecture's notation.
+- ``lstm``: the LSTM cell gate by gate, stacked and bidirectional encoders, the LSTM language model.
 - ``attention``: reference scaled dot-product attention and causal masks.
 - ``transformer``: positional encoding, multi-head attention, blocks, a decoder-only LM.
-- ``grading``: answer checks whose messages name the mistake.
-- ``checks``: one module of exercise checks per notebook.
+- ``bert``: BERT's embeddings, encoder and pretraining heads, the pretrained MiniLM, fill-mask.
+- ``bert_pretrain``: the script that pretrains the course's small BERT on docstrings.
+
+Instruments
+- ``gradients``: the gradient-through-time instrument (vanishing and exploding gradients).
+- ``interpret``: which units of a trained character LSTM track which property of the text.
+- ``complexity``: how a layer's time and memory grow with the sequence length.
+- ``compare``: every language model of the course on one character corpus, one training budget each.
 - ``viz``: small plotting helpers shared by the notebooks.
+- ``attention_view``: bertviz's attention views, working offline.
+- ``decks``: the lecture decks, by the titles the notebooks and checks cite.
+
+Grading
+- ``grading``: answer checks whose messages name the mistake.
+- ``diagnosis``: how a wrong tensor relates to the right one, in the exercise's own terms.
+- ``answer_wire``: the plain data that leaves a student's kernel while it is graded.
+- ``remote_answer``: calling a student's code in their kernel, judging its answer in the grader.
+- ``checks``: one module of exercise checks per notebook.
 """
 
 __version__ = "0.1.0"

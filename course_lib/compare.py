@@ -27,36 +27,14 @@ targets). What each model may look at:
   every window from a zero state, as in training, so none of them carries information across
   windows.
 
-What came out (``python -m course_lib.compare --budget 15 --threads 1``: 15 s per model, 400,000
-characters of which 360,000 train and 40,000 are scored, on a 2-core CPU shared with other jobs;
-the load made throughput vary by 2-5x between runs, so the step counts, and with them the neural
-models' bits, are noisy)::
+Measurements are not kept here: ``python -m course_lib.compare --budget 15 --threads 1`` prints
+the table (model, setting, parameters, steps, seconds, characters per second, validation bits per
+character, and the uniform baseline log2 V), and ``python benchmarks/run.py`` records it with the
+machine it ran on in ``benchmarks/results/``, from which the README's "Measured" section is built.
+Steps within a time budget depend on the machine and on its load, so compare models from one run.
 
-    | model       | setting   | parameters | steps | train s | chars/s | valid bits/char |
-    |-------------|-----------|-----------:|------:|--------:|--------:|----------------:|
-    | n-gram      | order 8   |  1,147,960 |     - |     2.7 | 135,060 |           1.517 |
-    | FFNN        | 16 chars  |     92,000 | 2,179 |    15.0 |  37,187 |           2.080 |
-    | RNN         | 64 chars  |     64,800 |   294 |    15.0 |  40,074 |           2.139 |
-    | LSTM        | 64 chars  |    195,168 |   345 |    15.0 |  47,097 |           1.691 |
-    | Transformer | 64 chars  |    162,464 |   179 |    15.0 |  24,410 |           2.519 |
-    | uniform     | 96 chars  |          0 |     - |       - |       - |           6.585 |
-
-A second run a minute later, on a less busy machine, did about 1.5-2x the steps: FFNN 2.011
-(4,575 steps), RNN 1.974 (429), LSTM 1.671 (422), Transformer 2.229 (309); the n-gram is exact.
-
-The count-based model wins at this budget: Python source repeats long exact strings (keywords,
-``self.``, indentation, names used again and again), and an order-8 table with Kneser-Ney smoothing
-stores all of them in about 3 s; its "parameters" are its 1.1 million stored counts. Of the neural
-models the LSTM is best: its recurrence is a strong bias towards the recent characters, so it
-learns much from few updates. The Transformer loses to the LSTM because 15 s on a CPU is too few
-steps for it, not only because its steps are slower (about half the LSTM's per second here):
-trained for the same number of steps it is still behind, 2.07 against 1.66 bits after 400 steps,
-but the gap closes with more (1.69 against 1.57 after 1,200 steps), as it learns to use attention.
-A longer block (128) or a wider, shallower Transformer did worse at this budget (fewer steps).
-
-On a CPU busy with other jobs, use one torch thread (``--threads 1``): two threads that wait for
-each other at every small operation made training up to seventy times slower in our
-measurements (5 LSTM steps in 15 s instead of about 350).
+On a CPU busy with other jobs, use one torch thread (``--threads 1``): threads that wait for each
+other at every small operation can make training many times slower.
 """
 from __future__ import annotations
 
@@ -79,7 +57,7 @@ from course_lib.train import IGNORE_INDEX, TrainConfig, evaluate, iterate_batche
     window_batches
 from course_lib.transformer import TransformerConfig, TransformerLM
 
-__all__ = ["MODELS", "ModelSettings", "CompareConfig", "ModelResult", "CharNGram", "sliding_windows",
+__all__ = ["MODELS", "ModelSettings", "CompareConfig", "ModelResult", "CharNGram", "sliding_windows", "build_model",
            "compare_char_models", "markdown_table", "plot_comparison", "main"]
 
 MODELS = ("n-gram", "FFNN", "RNN", "LSTM", "Transformer")
@@ -336,7 +314,8 @@ class ModelResult:
 # the benchmark
 
 
-def _build(model: str, settings: ModelSettings, vocab_size: int) -> nn.Module:
+def build_model(model: str, settings: ModelSettings, vocab_size: int) -> nn.Module:
+    """A fresh, untrained neural model of the comparison (FFNN, RNN, LSTM or Transformer) with ``settings``' sizes."""
     sizes = dict(settings.sizes)
     if model == "FFNN":
         return FFNNLanguageModel(FFNNConfig(vocab_size=vocab_size, context_size=settings.context, **sizes))
@@ -372,7 +351,7 @@ def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, strea
                 first_target: int, vocab_size: int, device: torch.device) -> ModelResult:
     settings = config.settings(name)
     torch.manual_seed(config.seed)
-    model = _build(name, settings, vocab_size).to(device)
+    model = build_model(name, settings, vocab_size).to(device)
     context = settings.context
     if name == "FFNN":
         contexts = train_ids.unfold(0, context, 1)[:-1]  # (N - context, context), a view

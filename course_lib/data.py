@@ -1,13 +1,27 @@
-"""Corpora of the course: a tiny "cat/dog world" with a known entropy, and word-level helpers.
+"""The course's four corpora, each built on this machine (nothing is downloaded), and word-level helpers.
 
-The cat/dog world is a probabilistic grammar whose sentences look like the lecture's "the cat is
-walking in the bedroom" / "a dog was running in a room". It has agreement (a plural subject takes
-"are"/"were" and no "a") and one longer-range constraint: where an animal is depends on which
-animal it is (a cat is six times as likely as the base rate to be in the bedroom,
-dogs in the garden, mice in the kitchen), five words further on,
-out of reach of a trigram. The grammar enumerates all its sentences with their exact
-probabilities, so :func:`entropy_per_token` gives the exact entropy rate: the best perplexity any
-language model can reach on this data is ``exp(entropy_per_token())``.
+1. The cat/dog world (notebooks 01, 02 and 04): :class:`CatDogGrammar`, a probabilistic grammar whose
+   sentences look like the lecture's "the cat is walking in the bedroom" / "a dog was running in a
+   room". It has agreement (a plural subject takes "are"/"were" and no "a") and one longer-range
+   constraint: where an animal is depends on which animal it is (each animal has a preferred
+   room), five words further on, out of reach of a trigram. The grammar enumerates all its
+   sentences with their exact probabilities, so :func:`entropy_per_token` gives the exact entropy
+   rate: the best perplexity any language model can reach on this data is
+   ``exp(entropy_per_token())``. :func:`sample_sentences` and :func:`train_valid_split` draw from it.
+2. Docstring prose (notebook 02, the course BERT's pretraining in ``course_lib.bert_pretrain``):
+   :func:`docstring_sentences`, English sentences from the docstrings of the Python standard library
+   on this machine, split by module into training and validation; :func:`docstring_topics` (notebook
+   07) turns the same sentences into a classification task: which part of the library
+   (:data:`DOCSTRING_TOPICS`) a sentence comes from.
+3. Python source characters (notebooks 03, 04 and 06, ``course_lib.compare``): :func:`stdlib_source_text`,
+   the standard library's source files as one string over at most 96 characters
+   (:data:`SOURCE_CHARS`), with :func:`char_vocab`.
+4. The gap task (notebook 04): :func:`gap_task`, synthetic sequences "key, distractors, query"
+   whose answer is the first token, with a gap of chosen length: a long-range dependency that a
+   model either bridges or answers by chance.
+
+Word-level helpers: :func:`tokenize` and :class:`Vocab` (with <unk>, <s> and </s>).
+:func:`stdlib_sources` and :func:`module_sentences` are the building blocks of corpora 2 and 3.
 """
 from __future__ import annotations
 
@@ -25,8 +39,8 @@ from typing import Iterable, Sequence
 import numpy as np
 
 __all__ = ["CatDogGrammar", "sample_sentences", "entropy_per_token", "next_word_distribution", "train_valid_split",
-           "docstring_sentences", "docstring_topics", "DOCSTRING_TOPICS", "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK",
-           "BOS", "EOS", "gap_task"]
+           "docstring_sentences", "docstring_topics", "DOCSTRING_TOPICS", "module_sentences", "stdlib_sources",
+           "stdlib_source_text", "char_vocab", "SOURCE_CHARS", "tokenize", "Vocab", "UNK", "BOS", "EOS", "gap_task"]
 
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 
@@ -199,8 +213,8 @@ def docstring_sentences(min_words: int = 4, max_words: int = 40) -> tuple[tuple[
     """
     train: list[str] = []
     valid: list[str] = []
-    for number, path in enumerate(_stdlib_sources()):
-        (valid if number % 10 == 0 else train).extend(_module_sentences(path, min_words, max_words))
+    for number, path in enumerate(stdlib_sources()):
+        (valid if number % 10 == 0 else train).extend(module_sentences(path, min_words, max_words))
     return tuple(train), tuple(valid)
 
 
@@ -224,12 +238,12 @@ def docstring_topics(per_topic: int = 150, seed: int = 0) -> tuple[tuple[str, ..
     the docstrings of each topic's modules in :data:`DOCSTRING_TOPICS`, shuffled together; ``labels[i]``
     indexes ``topic_names``. Sentences as in :func:`docstring_sentences` (prose only, 4 to 40 words).
     """
-    root = _stdlib_sources()[0].parent
+    root = stdlib_sources()[0].parent
     rng = np.random.default_rng(seed)
     pairs = []
     for label, modules in enumerate(DOCSTRING_TOPICS.values()):
         found = sorted({s for module in modules if (root / f"{module}.py").exists()
-                        for s in _module_sentences(root / f"{module}.py", 4, 40)})
+                        for s in module_sentences(root / f"{module}.py", 4, 40)})
         if len(found) < per_topic:
             raise ValueError(f"only {len(found)} sentences for the topic {list(DOCSTRING_TOPICS)[label]!r} "
                              f"in this Python's standard library; ask for per_topic <= {len(found)}.")
@@ -238,7 +252,7 @@ def docstring_topics(per_topic: int = 150, seed: int = 0) -> tuple[tuple[str, ..
     return (tuple(pairs[i][0] for i in order), tuple(pairs[i][1] for i in order), tuple(DOCSTRING_TOPICS))
 
 
-def _module_sentences(path: pathlib.Path, min_words: int, max_words: int) -> list[str]:
+def module_sentences(path: pathlib.Path, min_words: int, max_words: int) -> list[str]:
     """The prose sentences of the docstrings of a module and of its classes and functions, in source order."""
     try:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -251,7 +265,7 @@ def _module_sentences(path: pathlib.Path, min_words: int, max_words: int) -> lis
     return sentences
 
 
-def _stdlib_sources() -> list[pathlib.Path]:
+def stdlib_sources() -> list[pathlib.Path]:
     """The standard library's top-level .py files on this machine, sorted by name."""
     root = pathlib.Path(sysconfig.get_paths()["stdlib"])
     files = sorted(root.glob("*.py"))
@@ -332,7 +346,7 @@ def stdlib_source_text(max_chars: int = 100_000, seed: int = 0) -> str:
     """
     if not isinstance(max_chars, int) or isinstance(max_chars, bool) or max_chars < 1:
         raise ValueError(f"max_chars must be a positive integer, got {max_chars!r}")
-    files = _stdlib_sources()
+    files = stdlib_sources()
     keep = set(SOURCE_CHARS)
     parts: list[str] = []
     total = 0

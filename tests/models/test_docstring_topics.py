@@ -11,9 +11,9 @@ def test_balanced_distinct_and_each_sentence_from_its_topic():
     assert names == tuple(data.DOCSTRING_TOPICS)
     assert Counter(labels) == {label: 40 for label in range(len(names))}
     assert len(set(sentences)) == len(sentences) == 40 * len(names)
-    root = data._stdlib_sources()[0].parent
+    root = data.stdlib_sources()[0].parent
     for label, modules in enumerate(data.DOCSTRING_TOPICS.values()):
-        from_topic = {s for m in modules if (root / f"{m}.py").exists() for s in data._module_sentences(root / f"{m}.py", 4, 40)}
+        from_topic = {s for m in modules if (root / f"{m}.py").exists() for s in data.module_sentences(root / f"{m}.py", 4, 40)}
         mine = [s for s, l in zip(sentences, labels) if l == label]
         assert set(mine) <= from_topic
     assert sorted(labels) != list(labels), "the topics are shuffled together"
