@@ -1,7 +1,7 @@
 """How the cost of a layer grows with the sequence length n: time, memory, and the slope on log axes (notebook 06).
 
-Seed 002's table compares, per layer, self-attention (O(n^2 d) operations, O(1) sequential steps,
-the n x n weights to store) with a recurrent layer (O(n d^2) operations, O(n) sequential steps).
+The table of the lecture "LSTMs & Transformers" compares, per layer, self-attention (O(n^2 d) operations,
+O(1) sequential steps, the n x n weights to store) with a recurrent layer (O(n d^2) operations, O(n) sequential steps).
 :func:`measure_scaling` measures both quantities a learner can see on their own machine:
 
 - seconds per forward pass (the best of a few repeats, after one warm-up call);

@@ -9,7 +9,7 @@ An exercise check (see ``course_lib.checks``) does four things, in this order:
 3. compares it with an independent reference within a tolerance that holds on the
    CPU and on CUDA (:func:`tolerance`);
 4. on a mismatch, tries a catalogue of known wrong answers (:class:`Variant`) and
-   says which mistake the answer matches (:func:`compare`).
+   says which mistake the answer matches (:func:`compare_answer`).
 
 Failures raise :class:`AnswerError`, an ``AssertionError`` that Jupyter shows as a
 short message instead of a traceback (nbgrader still counts it as a failed test).
@@ -37,12 +37,12 @@ __all__ = [
     "tolerance",
     "check_tensor",
     "close",
-    "compare",
+    "compare_answer",
     "call_answer",
     "call_answer_each",
     "forbidden",
     "report_pass",
-    "describe",
+    "describe_value",
     "Terms",
     "case_note",
     "hidden_cases",
@@ -109,7 +109,7 @@ def tolerance(dtype: torch.dtype) -> tuple[float, float]:
     return 1e-4, 1e-5
 
 
-def describe(x: Any) -> str:
+def describe_value(x: Any) -> str:
     """A short description of a value for messages: 'a float32 tensor of shape (2, 3) on cpu'."""
     if isinstance(x, torch.Tensor):
         return f"a {str(x.dtype).replace('torch.', '')} tensor of shape {tuple(x.shape)} on {x.device}"
@@ -140,7 +140,7 @@ def check_tensor(
             hint = " Convert a numpy array back with torch.from_numpy(...)."
         elif isinstance(value, (float, int, list)):
             hint = " Build a tensor (for example with torch.tensor(...)) instead."
-        raise AnswerError(exercise, f"{what} should be a torch.Tensor, but it is {describe(value)}.{hint}")
+        raise AnswerError(exercise, f"{what} should be a torch.Tensor, but it is {describe_value(value)}.{hint}")
     if shape is not None and tuple(value.shape) != tuple(shape):
         raise AnswerError(exercise, f"{what} should have shape {tuple(shape)}, but it has shape {tuple(value.shape)}.")
     if dtype is not None and value.dtype != dtype:
@@ -190,7 +190,7 @@ def _max_abs_diff(a: torch.Tensor, b: torch.Tensor) -> float:
     return float(diff.max()) if diff.numel() else 0.0
 
 
-def compare(
+def compare_answer(
     exercise: str,
     answer: Any,
     expected: torch.Tensor,
@@ -320,7 +320,7 @@ def call_answer(
     all (its cell failed or timed out) is supplied the same way.
     """
     if not callable(func):
-        raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe(func)}.")
+        raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe_value(func)}.")
     handle = handle_in(func, [(args, kwargs)])
     if handle is not None:  # the student's code lives in another process (autograding): run it there
         [result] = handle.call_each(exercise, func, [(args, kwargs)], banned=banned, reason=reason,
@@ -344,7 +344,7 @@ def call_answer(
     except AnswerError:
         raise
     except Exception as err:  # the student's own error, said plainly
-        shown = ", ".join(describe(a) for a in args)
+        shown = ", ".join(describe_value(a) for a in args)
         raise AnswerError(
             exercise, f"raised {type(err).__name__}: {err} (called with {shown})."
         ) from None

@@ -4,6 +4,13 @@ Each ``check_<exercise>(answer, ...)`` compares a student's answer with an indep
 reference (PyTorch built-ins or the decks' exact values), names the mistake from a
 catalogue when it is wrong, and prints one line when it is right. Notebook test cells
 call them with the default cases ("check my answer") and, hidden, with other cases.
+
+Public names beside the checks, for the tests and for instructors: ``plain_<exercise>`` is a check's
+own answer to an exercise in plain Python or tensor operations, correct by default and with one
+known mistake when a keyword asks (``plain_multi_head_attention(..., scale="d_model")``);
+``<exercise>_mistakes()`` is the catalogue of those mistakes.
+``common`` holds what several notebooks' checks use (the built-ins switched off, random inputs, the
+device).
 """
 
 from course_lib.grading import install_notebook_hooks

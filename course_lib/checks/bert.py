@@ -25,9 +25,9 @@ import torch.nn.functional as F
 from torch import nn
 
 import course_lib.bert as course_bert
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                 check_tensor, compare, describe, probe, report_pass)
+                                check_tensor, compare_answer, describe_value, probe, report_pass)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word
@@ -73,8 +73,8 @@ def _tokenizer_bans() -> list[Banned]:
 # wordpiece(word, vocab)
 
 
-def _wordpiece(word: str, vocab, *, longest=True, hash_rest=True, hash_first=False, partial=None,
-               max_chars: int | None = MAX_CHARS, unk=(UNK,)) -> list[str]:
+def plain_wordpiece(word: str, vocab, *, longest=True, hash_rest=True, hash_first=False, partial=None,
+                    max_chars: int | None = MAX_CHARS, unk=(UNK,)) -> list[str]:
     """Greedy WordPiece in plain Python, correct or with one known mistake (used for the catalogue)."""
     if max_chars is not None and len(word) > max_chars:
         return list(unk)
@@ -102,9 +102,10 @@ def _wordpiece(word: str, vocab, *, longest=True, hash_rest=True, hash_first=Fal
     return pieces
 
 
-def _wordpiece_variants(vocab) -> list[Variant]:
+def wordpiece_mistakes(vocab) -> list[Variant]:
+    """The known wrong WordPieces for ``vocab``, each a function of the word."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda word: _wordpiece(word, vocab, **mistake))
+        return Variant(name, message, lambda word: plain_wordpiece(word, vocab, **mistake))
     return [
         v("shortest_first", "you take the shortest matching piece first; WordPiece is greedy longest-match-first: from "
           "each position, try the longest remaining substring, then shorter ones.", longest=False),
@@ -201,7 +202,7 @@ def _as_pieces(ex: str, got: Any, word: str) -> list[str]:
         raise AnswerError(ex, f"should return a list of strings, got the string {got!r} (word: {word!r}); "
                               "for a word that cannot be split, return ['[UNK]'].")
     if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
-        raise AnswerError(ex, f"should return a list of strings (the pieces), got {describe(got)} (word: {word!r}).")
+        raise AnswerError(ex, f"should return a list of strings (the pieces), got {describe_value(got)} (word: {word!r}).")
     return list(got)
 
 
@@ -211,7 +212,7 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
     ex = "wordpiece"
     pieces_of = real_vocab() if vocab == "real" else toy_vocabularies()[vocab]
     if words is None:
-        words = corpus_words() + ODD_WORDS if vocab == "real" else _toy_words(pieces_of)
+        words = corpus_words() + ODD_WORDS if vocab == "real" else toy_words(pieces_of)
     bans = _tokenizer_bans()
     given = frozenset(pieces_of)
     answers = call_answer_each(ex, wordpiece, [((word, given), {}) for word in words], banned=bans,
@@ -239,7 +240,7 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
         expected = wordpiece_reference(word, pieces_of)
         if got == expected:
             continue
-        for variant in _wordpiece_variants(pieces_of):
+        for variant in wordpiece_mistakes(pieces_of):
             wrong = variant.compute(word)
             if wrong == got and wrong != expected:
                 raise AnswerError(ex, f"{variant.message} (word: {word!r}: yours {got}, BERT's {expected})")
@@ -264,7 +265,8 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
     report_pass(ex, f"{len(words)} words equal to BERT's WordPiece with {where}")
 
 
-def _toy_words(vocab) -> tuple[str, ...]:
+def toy_words(vocab) -> tuple[str, ...]:
+    """The words a check splits with one of :func:`toy_vocabularies` (chosen for its greedy and '##' traps)."""
     if "play" in vocab:
         return ("unaffable", "unable", "playing", "play", "plays", "runners", "run", "runs", "pl", "unaff", "bb", "bbb",
                 "aable", "unx", "xun", "able", "una", "s", "sun", "b" * (MAX_CHARS + 1), "b" * MAX_CHARS, "un" + "b" * 99)
@@ -296,7 +298,8 @@ def masking_batch(rows: int = 400, length: int = 500, *, vocab_size: int = 30522
     return ids.to(device), special.to(device)
 
 
-def _within(observed: float, p: float, n: int, sigmas: float = 6.0) -> bool:
+def within_sigmas(observed: float, p: float, n: int, sigmas: float = 6.0) -> bool:
+    """Whether a rate observed over ``n`` draws is within ``sigmas`` binomial standard deviations of ``p``."""
     return abs(observed - p) <= sigmas * math.sqrt(p * (1 - p) / max(n, 1))
 
 
@@ -306,7 +309,7 @@ def _call_masking(ex, mask_tokens, ids, special, seed, vocab_size, mask_id):
     out = call_answer(ex, mask_tokens, ids_given, special_given, generator, vocab_size, mask_id,
                       banned=_MASKING_BUILTINS, reason=WRITE_IT_YOURSELF)
     if not isinstance(out, (tuple, list)) or len(out) != 2:
-        raise AnswerError(ex, f"should return a pair (inputs, labels), got {describe(out)}.")
+        raise AnswerError(ex, f"should return a pair (inputs, labels), got {describe_value(out)}.")
     inputs, labels = out
     for what, x in (("inputs", inputs), ("labels", labels)):
         check_tensor(ex, x, what=f"the returned {what}", shape=ids.shape, device=ids.device)
@@ -357,10 +360,10 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
                               "from input_ids only where the label is not -100.")
     # the 15% selection
     rate = n_selected / n_plain
-    if not _within(rate, 0.15, n_plain):
+    if not within_sigmas(rate, 0.15, n_plain):
         hint = ""
         all_rate = 0.15 * ids.numel() / n_plain
-        if _within(rate, min(all_rate, 1.0), n_plain):
+        if within_sigmas(rate, min(all_rate, 1.0), n_plain):
             hint = (" You chose 15% of ALL positions' worth of tokens; choose 15% of the non-special ones "
                     "(each with probability 0.15).")
         elif bool((inputs[selected] == mask_id).all()):
@@ -379,7 +382,7 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
                               "stay unchanged (they are still predicted).")
     p_same = 1 / vocab_size  # a random token can equal the original
     for name, p in (("[MASK]", 0.8), ("random", 0.1 * (1 - p_same)), ("unchanged", 0.1 + 0.1 * p_same)):
-        if not _within(fractions[name], p, n_selected):
+        if not within_sigmas(fractions[name], p, n_selected):
             raise AnswerError(ex, f"{100 * fractions[name]:.2f}% of the selected tokens became {name}"
                                   f"{'' if name != 'unchanged' else ' (stayed as they were)'}; it should be about "
                                   f"{100 * round(p, 3):g}%. Draw ONE number u per selected token: [MASK] if u < 0.8, "
@@ -426,7 +429,8 @@ def nsp_sentences(count: int = 40, seed: int = 0) -> list[tuple[str, str]]:
     return [pairs[i] for i in torch.randperm(len(pairs), generator=g)[:count].tolist()]
 
 
-def _pair(a, b, cls_id, sep_id, *, last_sep=True, first_cls=True, sep_type=0, b_type=1, cls_type=0, swap=False):
+def plain_nsp_pair(a, b, cls_id, sep_id, *, last_sep=True, first_cls=True, sep_type=0, b_type=1, cls_type=0, swap=False):
+    """[CLS] A [SEP] B [SEP] and its token types (0 for [CLS], A and the first [SEP]); or one known mistake."""
     if swap:
         a, b = b, a
     ids = ([cls_id] if first_cls else []) + list(a) + [sep_id] + list(b) + ([sep_id] if last_sep else [])
@@ -434,9 +438,10 @@ def _pair(a, b, cls_id, sep_id, *, last_sep=True, first_cls=True, sep_type=0, b_
     return ids, types
 
 
-def _nsp_variants() -> list[Variant]:
+def nsp_pair_mistakes() -> list[Variant]:
+    """The known wrong pairs, each a function of (a, b, cls_id, sep_id)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda a, b, c, s: _pair(a, b, c, s, **mistake))
+        return Variant(name, message, lambda a, b, c, s: plain_nsp_pair(a, b, c, s, **mistake))
     return [
         v("no_last_sep", "the final [SEP] after sentence B is missing: [CLS] A [SEP] B [SEP].", last_sep=False),
         v("no_cls", "the [CLS] at the start is missing: [CLS] A [SEP] B [SEP].", first_cls=False),
@@ -452,7 +457,7 @@ def _as_int_list(ex, x, what):
     if isinstance(x, torch.Tensor):
         x = x.tolist()
     if not isinstance(x, (list, tuple)) or not all(isinstance(i, int) and not isinstance(i, bool) for i in x):
-        raise AnswerError(ex, f"{what} should be a list of ints (or a 1-D integer tensor), got {describe(x)}.")
+        raise AnswerError(ex, f"{what} should be a list of ints (or a 1-D integer tensor), got {describe_value(x)}.")
     return list(x)
 
 
@@ -494,18 +499,18 @@ def check_nsp_pair(nsp_pair: Callable, *, pairs: Sequence[tuple[str, str]] | Non
             raise AnswerError(ex, "your function changed the lists it was given (append/extend/insert in place); build "
                                   "a new list, for example [cls_id] + sentence_a + [sep_id] + ...")
         if not isinstance(out, (tuple, list)) or len(out) != 2:
-            raise AnswerError(ex, f"should return a pair (input_ids, token_type_ids), got {describe(out)}.")
+            raise AnswerError(ex, f"should return a pair (input_ids, token_type_ids), got {describe_value(out)}.")
         got_ids = _as_int_list(ex, out[0], "input_ids")
         got_types = _as_int_list(ex, out[1], "token_type_ids")
         if got_ids == expected_ids and got_types == expected_types:
             continue
-        for variant in _nsp_variants():
+        for variant in nsp_pair_mistakes():
             wrong_ids, wrong_types = variant.compute(ids_a, ids_b, cls_id, sep_id)
             if (got_ids, got_types) == (wrong_ids, wrong_types) and (wrong_ids, wrong_types) != (
                     expected_ids, expected_types):
                 raise AnswerError(ex, f"{variant.message}{case_note(case)}")
         if (cls_id, sep_id) != (tok.cls_token_id, tok.sep_token_id):
-            plain = _pair(ids_a, ids_b, tok.cls_token_id, tok.sep_token_id)
+            plain = plain_nsp_pair(ids_a, ids_b, tok.cls_token_id, tok.sep_token_id)
             if (got_ids, got_types) == plain:
                 raise AnswerError(ex, f"you wrote BERT's ids 101 and 102; use the arguments cls_id and sep_id"
                                       f"{case_note(case)}.")
@@ -550,8 +555,9 @@ def minilm_embedding_weights(dtype: torch.dtype = torch.float32, device: Any = N
     return {k: t.detach().to(device, dtype).clone() for k, t in zip(EMBEDDING_KEYS, tensors)}
 
 
-def _embed(ids, types, w, *, eps=1e-12, positions="arange", use_types=True, norm=True, unbiased=False,
-           affine_swapped=False):
+def plain_bert_embeddings(ids, types, w, *, eps=1e-12, positions="arange", use_types=True, norm=True, unbiased=False,
+                          affine_swapped=False):
+    """word + position + token-type embeddings, then BERT's LayerNorm (eps 1e-12); or one known mistake."""
     B, T = ids.shape
     if positions == "arange":
         pos = w["position_embeddings"][torch.arange(T, device=ids.device)]
@@ -570,9 +576,10 @@ def _embed(ids, types, w, *, eps=1e-12, positions="arange", use_types=True, norm
     return (x - mean) / torch.sqrt(var + eps) * gamma + beta
 
 
-def _embedding_variants() -> list[Variant]:
+def bert_embeddings_mistakes() -> list[Variant]:
+    """The known wrong embedding layers, each a function of (ids, types, weights)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda ids, types, w: _embed(ids, types, w, **mistake))
+        return Variant(name, message, lambda ids, types, w: plain_bert_embeddings(ids, types, w, **mistake))
     return [
         v("no_positions", "the position embeddings are missing: add position_embeddings[0], [1], ... [T-1] to the "
           "tokens at positions 0 .. T-1.", positions=None),
@@ -615,20 +622,20 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
     got = call_answer(ex, bert_embeddings, ids.clone(), types.clone(), {k: t.clone() for k, t in w.items()},
                       banned=_embedding_bans(), reason=WRITE_IT_YOURSELF)
     gamma, beta = list(w.values())[-2:]
-    compare(ex, got, expected, inputs=(ids, types, w), variants=_embedding_variants(), what="the returned embeddings",
-            case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
-            terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)),
-            probes=lambda: probe(ex, bert_embeddings, lambda i, t, ww: _embed(i, t, ww), [
-                Probe(f"when the {table} table is zero", (ids, types, {**w, key: torch.zeros_like(w[key])}),
-                      hint=f"look at how the {table} embeddings enter: token + position + segment are added first, "
-                           "then LayerNorm")
-                for table, key in (("position", EMBEDDING_KEYS[1]), ("segment", EMBEDDING_KEYS[2]))] + [
-                Probe("when the position and segment tables are both zero",
-                      (ids, types, {**w, EMBEDDING_KEYS[1]: torch.zeros_like(w[EMBEDDING_KEYS[1]]),
-                                    EMBEDDING_KEYS[2]: torch.zeros_like(w[EMBEDDING_KEYS[2]])}),
-                      hint="look at the order: add the token, position and segment embeddings first, then LayerNorm "
-                           "the sum")],
-                what="the returned embeddings", banned=_embedding_bans(), reason=WRITE_IT_YOURSELF))
+    compare_answer(ex, got, expected, inputs=(ids, types, w), variants=bert_embeddings_mistakes(), what="the returned embeddings",
+                   case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
+                   terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)),
+                   probes=lambda: probe(ex, bert_embeddings, lambda i, t, ww: plain_bert_embeddings(i, t, ww), [
+                       Probe(f"when the {table} table is zero", (ids, types, {**w, key: torch.zeros_like(w[key])}),
+                             hint=f"look at how the {table} embeddings enter: token + position + segment are added first, "
+                                  "then LayerNorm")
+                       for table, key in (("position", EMBEDDING_KEYS[1]), ("segment", EMBEDDING_KEYS[2]))] + [
+                       Probe("when the position and segment tables are both zero",
+                             (ids, types, {**w, EMBEDDING_KEYS[1]: torch.zeros_like(w[EMBEDDING_KEYS[1]]),
+                                           EMBEDDING_KEYS[2]: torch.zeros_like(w[EMBEDDING_KEYS[2]])}),
+                             hint="look at the order: add the token, position and segment embeddings first, then LayerNorm "
+                                  "the sum")],
+                       what="the returned embeddings", banned=_embedding_bans(), reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to all-MiniLM-L6-v2's embedding layer on input_ids {tuple(ids.shape)}")
 
 
@@ -693,7 +700,7 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         try:
             i, j = (int(x) for x in out)
         except (TypeError, ValueError):
-            raise AnswerError(ex, f"should return a pair of ints (start, end), got {describe(out)}.") from None
+            raise AnswerError(ex, f"should return a pair of ints (start, end), got {describe_value(out)}.") from None
         s, e = start.double().tolist(), end.double().tolist()
         best, (bi, bj) = _span_scores(s, e, max_len, upper=max_len)
         T = len(s)
@@ -758,8 +765,10 @@ def hf_parameter_count(vocab_size, hidden, layers, intermediate, max_position=51
     return sum(p.numel() for p in model.parameters())
 
 
-def _count(V, H, L, I, P=512, S=2, *, pooler=True, biases=True, norms=True, positions=True, segments=True,
-           attention_matrices=4, ffn_matrices=2):
+def plain_bert_parameters(V, H, L, I, P=512, S=2, *, pooler=True, biases=True, norms=True, positions=True, segments=True,
+                          attention_matrices=4, ffn_matrices=2):
+    """BertModel's parameter count by formula (V vocabulary, H hidden, L layers, I intermediate, P positions,
+    S segments), with its pooler; or one known mistake."""
     b = 1 if biases else 0
     embeddings = (V + (P if positions else 0) + (S if segments else 0)) * H + (2 * H if norms else 0)
     attention = attention_matrices * (H * H + b * H) + (2 * H if norms else 0)
@@ -768,9 +777,10 @@ def _count(V, H, L, I, P=512, S=2, *, pooler=True, biases=True, norms=True, posi
     return embeddings + L * (attention + ffn) + ((H * H + b * H) if pooler else 0)
 
 
-def _count_variants() -> list[tuple[str, Callable]]:
+def bert_parameters_mistakes() -> list[tuple[str, Callable]]:
+    """(message, count) for each known wrong count, ``count`` a function of the configuration."""
     def v(message, **mistake):
-        return message, lambda *cfg: _count(*cfg, **mistake)
+        return message, lambda *cfg: plain_bert_parameters(*cfg, **mistake)
     return [
         v("the pooler is missing: BertModel ends with a dense H x H layer (with its bias) on the [CLS] token.",
           pooler=False),
@@ -842,13 +852,13 @@ def check_bert_parameters(bert_parameters: Callable, *, configs: Sequence[tuple]
         if isinstance(got, float) and got.is_integer():
             got = int(got)
         if not isinstance(got, int) or isinstance(got, bool):
-            raise AnswerError(ex, f"should return the number of parameters as an int, got {describe(got)}.")
+            raise AnswerError(ex, f"should return the number of parameters as an int, got {describe_value(got)}.")
         names = ("vocab_size", "hidden", "layers", "intermediate", "max_position", "type_vocab")
         case = ", ".join(f"{n}={c}" for n, c in zip(names, config))
         if got == expected:
             counts.append(got)
             continue
-        for message, count in _count_variants():
+        for message, count in bert_parameters_mistakes():
             wrong = count(*config)
             if got == wrong != expected:
                 raise AnswerError(ex, f"{message}{case_note(case)} (yours {got:,}, transformers' {expected:,})")
@@ -870,13 +880,13 @@ def random_configs(count: int = 5, seed: int = 0) -> list[tuple[int, ...]]:
 
 
 # ---------------------------------------------------------------------------
-# ALBERT's factorised embedding (seed 004)
+# ALBERT's factorised embedding (the lecture "BERT and Other Language Models")
 
 ALBERT_V, ALBERT_H, ALBERT_E = 30000, 2048, 128
 
 
 def check_albert_embedding(full_embedding: Any, factorised_embedding: Any) -> None:
-    """Seed 004: V x H = 61 440 000 against V x E + E x H = 4 102 144, exactly."""
+    """The lecture "BERT and Other Language Models": V x H = 61 440 000 against V x E + E x H = 4 102 144, exactly."""
     ex = "albert_embedding"
     V, H, E = ALBERT_V, ALBERT_H, ALBERT_E
     full = float(as_float64(ex, full_embedding, (), "full_embedding"))

@@ -13,9 +13,9 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
-from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                 compare, describe, probe, report_pass)
+                                compare_answer, describe_value, probe, report_pass)
 
 _COURSE_FFNN = [
     Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),
@@ -66,7 +66,7 @@ def _as_pairs(ex: str, got: Any) -> list[tuple[tuple[int, ...], int]]:
     if got is None:
         raise AnswerError(ex, "returned None: did you forget a `return` statement?")
     if not isinstance(got, (list, tuple)):
-        raise AnswerError(ex, f"should return a list of (context, target) pairs, not {describe(got)}.")
+        raise AnswerError(ex, f"should return a list of (context, target) pairs, not {describe_value(got)}.")
     pairs = []
     for item in got:
         if not isinstance(item, (list, tuple)) or len(item) != 2:
@@ -165,7 +165,7 @@ def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tu
             Variant("shifted_down", "the 1 is one place to the left: position ids[i] (counting from 0) must hold the 1.",
                     lambda: F.one_hot((ids - 1).clamp(min=0), vocab_size).float()),
         ]
-        compare(ex, got, expected, variants=variants, what="the returned one-hot tensor", case=case)
+        compare_answer(ex, got, expected, variants=variants, what="the returned one-hot tensor", case=case)
     report_pass(ex, f"id shapes {[tuple(s) for s in shapes]}")
 
 
@@ -255,11 +255,11 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
         got = call_answer(ex, ffnn_forward, idx.clone(), given, banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF)
         case = (f"idx {tuple(idx.shape)}, V={vocab_size}, m={embed_dim}, h={hidden_dim}, "
                 f"{'with' if direct else 'without'} direct connections W")
-        compare(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case,
-                terms=Terms(axes=("example", "word of the vocabulary")),
-                probes=lambda idx=idx, params=params: probe(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
-                                                            what="the returned logits", banned=_COURSE_FFNN,
-                                                            reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case,
+                       terms=Terms(axes=("example", "word of the vocabulary")),
+                       probes=lambda idx=idx, params=params: probe(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
+                                                                   what="the returned logits", banned=_COURSE_FFNN,
+                                                                   reason=WRITE_IT_YOURSELF))
     report_pass(ex, "with and without direct connections" if len(directs) == 2 else f"direct={directs[0]}")
 
 
@@ -325,18 +325,18 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
             got = got.reshape(())
         if isinstance(got, torch.Tensor) and got.dtype == torch.float64 and z.dtype == torch.float32:
             got = got.float()  # a loss computed in float64 is as good: the exercise asks for the value, not the dtype
-        compare(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label,
-                terms=Terms(sizes={"the batch size B": len(targets), "log(V)": math.log(z.shape[-1])}),
-                probes=lambda z=z: probe(ex, cross_entropy, F.cross_entropy, [
-                    Probe("when every row's largest logit is 0", (z - z.max(-1, keepdim=True).values, targets),
-                          hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log sum "
-                               "exp(z - max(z)), so it must be added back"),
-                    Probe("with a batch of one row", (z[:1], targets[:1]),
-                          hint="compute the maximum and the sum over each row (dim=-1, keepdim=True), not over the "
-                               "whole batch, and average the rows' losses"),
-                    Probe("when every row has the same largest logit", (z - z.max(-1, keepdim=True).values + z.max(), targets),
-                          hint="take each row's own maximum (dim=-1), not one maximum of the whole batch")],
-                    what="the returned loss", banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label,
+                       terms=Terms(sizes={"the batch size B": len(targets), "log(V)": math.log(z.shape[-1])}),
+                       probes=lambda z=z: probe(ex, cross_entropy, F.cross_entropy, [
+                           Probe("when every row's largest logit is 0", (z - z.max(-1, keepdim=True).values, targets),
+                                 hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log sum "
+                                      "exp(z - max(z)), so it must be added back"),
+                           Probe("with a batch of one row", (z[:1], targets[:1]),
+                                 hint="compute the maximum and the sum over each row (dim=-1, keepdim=True), not over the "
+                                      "whole batch, and average the rows' losses"),
+                           Probe("when every row has the same largest logit", (z - z.max(-1, keepdim=True).values + z.max(), targets),
+                                 hint="take each row's own maximum (dim=-1), not one maximum of the whole batch")],
+                           what="the returned loss", banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"{len(cases)} case(s), numerically stable" if large else f"{len(cases)} case(s)")
 
 
@@ -368,7 +368,7 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
         try:
             got = [int(i) for i in (got.tolist() if isinstance(got, torch.Tensor) else got)]
         except (TypeError, ValueError):
-            raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not {describe(got)}.") from None
+            raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not {describe_value(got)}.") from None
         if got == expected:
             continue
         where = f"{case_note(case)}"

@@ -1,11 +1,12 @@
-"""Checks for notebook 04 (the LSTM): the seed's forget-gate worked example and a full LSTM step.
+"""Checks for notebook 04 (the LSTM): the lecture's forget-gate worked example and a full LSTM step.
 
 References are PyTorch's own functions and modules (``torch.sigmoid`` computed here, ``nn.LSTMCell``
 with copied weights), never ``course_lib.lstm``, which is switched off while ``lstm_cell`` is
 graded, together with PyTorch's LSTM modules and kernels.
 
-Seed 000's example: h_(t-1) = [1], c_(t-1) = [2], x_t = [0.2], w_f = [1 1] acting on [h_(t-1); x_t],
-b_f = 0, so f_t = sigmoid(1.2) = 0.768525 and c'_t = f_t * c_(t-1) = 1.537050 (the slide: 0.77, 1.54).
+The example of the lecture "Neural Network Language Models & BERT": h_(t-1) = [1], c_(t-1) = [2], x_t = [0.2],
+w_f = [1 1] acting on [h_(t-1); x_t], b_f = 0, so f_t = sigmoid(1.2) = 0.768525 and
+c'_t = f_t * c_(t-1) = 1.537050 (the slide: 0.77, 1.54).
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.diagnosis import express
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor, compare,
-                                 describe, probe, report_pass, zeroed)
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
+                                compare_answer, describe_value, probe, report_pass, zeroed)
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [
@@ -42,13 +43,13 @@ _LSTM_BUILTINS = [
 
 
 # ---------------------------------------------------------------------------
-# the seed's example
+# the lecture's example
 
 SLIDE = {"h_prev": [1.0], "c_prev": [2.0], "x_t": [0.2], "w_f": [[1.0, 1.0]], "b_f": [0.0]}
 
 
 def slide_inputs(dtype: torch.dtype = torch.float64) -> dict[str, torch.Tensor]:
-    """The seed's h_prev (1,), c_prev (1,), x_t (1,), w_f (1, 2) and b_f (1,) as float64 tensors."""
+    """The lecture's h_prev (1,), c_prev (1,), x_t (1,), w_f (1, 2) and b_f (1,) as float64 tensors."""
     return {name: torch.tensor(value, dtype=dtype) for name, value in SLIDE.items()}
 
 
@@ -90,7 +91,7 @@ def _random_forget_case(hidden: int, input_dim: int, seed: int, dtype: torch.dty
 
 def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]] = ((3, 2),), seed: int = 0,
                       dtype: torch.dtype = torch.float32, device: Any = None) -> None:
-    """The seed's example exactly (float64), then random (H, D) cases against torch.sigmoid."""
+    """The lecture's example exactly (float64), then random (H, D) cases against torch.sigmoid."""
     ex = "forget_gate"
     device = check_device(device)
     s = slide_inputs()
@@ -101,11 +102,11 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
         h, x, w_f, b_f = inputs
         expected = torch.sigmoid(w_f @ torch.cat([h, x]) + b_f)  # (H,)
         got = call_answer(ex, forget_gate, *(t.clone() for t in inputs))
-        compare(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
-                terms=Terms(axes=("hidden unit",)),
-                probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
-                                                                                    only=("h_prev", "x_t", "b_f"),
-                                                                                    hints=_HINTS)))
+        compare_answer(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
+                       terms=Terms(axes=("hidden unit",)),
+                       probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
+                                                                                           only=("h_prev", "x_t", "b_f"),
+                                                                                           hints=_HINTS)))
     report_pass(ex, f"f = sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f} "
                     f"for the slide, and equal to sigmoid(w_f [h; x] + b_f) for (H, D) in {list(sizes)}")
 
@@ -120,7 +121,7 @@ _TYPED = ("matches to four decimals but not exactly: compute it with your forget
 
 
 def check_slide_example(f_slide: Any, c_slide: Any, *, exact: bool = False) -> None:
-    """f_t and c'_t = f_t * c_(t-1) of the seed's example; ``exact=True`` (hidden) demands full precision."""
+    """f_t and c'_t = f_t * c_(t-1) of the lecture's example; ``exact=True`` (hidden) demands full precision."""
     ex = "slide example"
     f = _as_float64(ex, f_slide, "f_slide")
     c = _as_float64(ex, c_slide, "c_slide")
@@ -267,7 +268,7 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
         if isinstance(result, torch.Tensor):
             raise AnswerError(ex, f"you returned one tensor: return the pair (h_t, c_t){case_note(case)}.")
         if not isinstance(result, (tuple, list)) or len(result) != 2:
-            raise AnswerError(ex, f"should return a pair (h_t, c_t), not {describe(result)}.")
+            raise AnswerError(ex, f"should return a pair (h_t, c_t), not {describe_value(result)}.")
         h_t, c_t = result
         if isinstance(h_t, torch.Tensor) and isinstance(c_t, torch.Tensor) and h_t.shape == c_t.shape \
                 and torch.allclose(h_t.detach().to(expected_c), expected_c, atol=1e-5) \
@@ -275,8 +276,8 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
             raise AnswerError(ex, f"h_t and c_t are swapped: return (h_t, c_t), the hidden state first{case_note(case)}.")
         variants = _cell_variants()
         terms = Terms(axes=("example", "hidden unit"))
-        compare(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,
-                pick=lambda r: r[0], terms=terms, probes=_gate_probes(lstm_cell, inputs, 0))
-        compare(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
-                pick=lambda r: r[1], terms=terms, probes=_gate_probes(lstm_cell, inputs, 1))
+        compare_answer(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,
+                       pick=lambda r: r[0], terms=terms, probes=_gate_probes(lstm_cell, inputs, 0))
+        compare_answer(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
+                       pick=lambda r: r[1], terms=terms, probes=_gate_probes(lstm_cell, inputs, 1))
     report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}")

@@ -14,9 +14,10 @@ import torch
 
 import course_lib.ngram as course_ngram
 from course_lib.diagnosis import list_words
-from course_lib.grading import AnswerError, Banned, Terms, case_note, Variant, call_answer, call_answer_each, compare, report_pass
+from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, call_answer_each, case_note,
+                                compare_answer, report_pass)
 
-#: the lecture's sentences (seed 000, "Why NNs for LMs"), lower-cased
+#: the sentences of the lecture "Neural Network Language Models & BERT" (slide "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [
     "the cat is walking in the bedroom",
     "a dog was running in a room",
@@ -49,7 +50,8 @@ def padded(tokens: Sequence[str], n: int) -> list[str]:
 # independent references (plain loops)
 
 
-def _ref_counts(tokens: Sequence[str], n: int) -> dict:
+def plain_count_ngrams(tokens: Sequence[str], n: int) -> dict:
+    """The n-grams of ``tokens`` (padded already, or not), counted."""
     out: dict = {}
     for i in range(len(tokens) - n + 1):
         key = tuple(tokens[i:i + n])
@@ -74,7 +76,8 @@ def vocab_size(sentences: Sequence[Sequence[str]]) -> int:
     return len({w for s in sentences for w in s}) + 1
 
 
-def _ref_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True, word_first=False):
+def plain_ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True, word_first=False):
+    """P(word | context) = (count + k) / (context count + k V), 0 for an unseen context; or one known mistake."""
     kk = k if use_k else 0.0
     key = (word,) + tuple(context) if word_first else tuple(context) + (word,)
     num = counts_n.get(key, 0) + kk
@@ -82,13 +85,15 @@ def _ref_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_k
     return num / den if den else 0.0
 
 
-def _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, V=None, *, n_pad=None, eos=True, base=math.e):
+def plain_sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, V=None, *, n_pad=None, eos=True, base=math.e):
+    """The sentence's log-probability (natural log) under the n-gram model, -inf when a word has probability 0;
+    or one known mistake."""
     n_pad = n - 1 if n_pad is None else n_pad
     p = ["<s>"] * n_pad + list(tokens) + (["</s>"] if eos else [])
     total = 0.0
     for i in range(n - 1, len(p)):  # n_pad = n: one <s> too many is predicted
         context = tuple(p[i - n + 1:i])
-        q = _ref_prob(counts_n, counts_n_minus_1, context, p[i], k, V)
+        q = plain_ngram_prob(counts_n, counts_n_minus_1, context, p[i], k, V)
         if q == 0:
             return -math.inf
         total += math.log(q) / math.log(base)
@@ -108,12 +113,12 @@ def _as_number(ex: str, got: Any, what: str) -> float:
 
 
 def _compare_number(ex: str, got: float, expected: float, mistakes, *, what: str, case: str) -> None:
-    """:func:`compare` for one number; ``mistakes`` are (name, message, value_of_that_mistake) triples."""
+    """:func:`compare_answer` for one number; ``mistakes`` are (name, message, value_of_that_mistake) triples."""
     def as_tensor(value: float) -> torch.Tensor:
         return torch.tensor([value], dtype=torch.float64)
 
     variants = [Variant(name, message, lambda f=value: as_tensor(f())) for name, message, value in mistakes]
-    compare(ex, as_tensor(got), as_tensor(expected), variants=variants, what=what, case=case)
+    compare_answer(ex, as_tensor(got), as_tensor(expected), variants=variants, what=what, case=case)
 
 
 # ---------------------------------------------------------------------------
@@ -124,7 +129,7 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
     ex = "count_ngrams"
     tokens = [w for s in corpus(extra) for w in padded(s, 2)]
     for n in ns:
-        expected = _ref_counts(tokens, n)
+        expected = plain_count_ngrams(tokens, n)
         got = call_answer(ex, count_ngrams, list(tokens), n, banned=_BANNED, reason=_REASON)
         if got is None:
             raise AnswerError(ex, "returned None: did you forget a `return` statement?")
@@ -140,14 +145,14 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
         if lengths and lengths <= {n - 1, n + 1} and len(lengths) == 1:
             m = lengths.pop()
             raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams, but n={n} asks for {n}-grams{case_note(case)}.")
-        if n > 1 and got == _ref_counts(tokens, n - 1):
+        if n > 1 and got == plain_count_ngrams(tokens, n - 1):
             raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of {n}-grams{case_note(case)}.")
         if lengths == {2} and n != 2:
             raise AnswerError(ex, f"you always counted bigrams (2-grams), but n={n} asks for {n}-grams: use n, the "
                                   f"window's length{case_note(case)}.")
-        if got == _ref_counts(tokens, n + 1):
+        if got == plain_count_ngrams(tokens, n + 1):
             raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of {n}-grams{case_note(case)}.")
-        short = _ref_counts(tokens[:-1], n)
+        short = plain_count_ngrams(tokens[:-1], n)
         if got == short:
             raise AnswerError(ex, f"you miss the last n-gram: the loop must run over range(len(tokens) - n + 1){case_note(case)}.")
         extra_grams = set(got) - set(expected)
@@ -187,7 +192,7 @@ def _prob_cases(n: int, k: float, extra: bool):
 
 def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, contexts, V, k) -> str | None:
     """Which kinds of (context, word) pair are wrong, whether each context still sums to one, and k = 0."""
-    expected = [_ref_prob(grams, contexts, c, w, k, V) for c, w in pairs]
+    expected = [plain_ngram_prob(grams, contexts, c, w, k, V) for c, w in pairs]
     right = [math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12) for v, e in zip(values, expected)]
     if all(float(v).is_integer() for v in values) and not all(float(e).is_integer() for e in expected):
         return ("every probability you return is a whole number (0 or 1): use true division /, not integer "
@@ -226,7 +231,7 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
         unsmoothed = call_answer_each(ex, ngram_prob, [((Counter(grams), Counter(contexts), tuple(c), w),
                                                         {"k": 0.0, "vocab_size": V}) for c, w in pairs],
                                       banned=_BANNED, reason=_REASON)
-        if all(isinstance(u, (int, float)) and math.isclose(u, _ref_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
+        if all(isinstance(u, (int, float)) and math.isclose(u, plain_ngram_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
                for (c, w), u in zip(pairs, unsmoothed)):
             sentences.append("With k = 0 your function is right, so the mistake is in the smoothing: "
                              "P = (count(context, word) + k) / (count(context) + k * V).")
@@ -245,7 +250,7 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     answer = torch.tensor(values, dtype=torch.float64)
 
     def grid(**kw):
-        return torch.tensor([_ref_prob(grams, contexts, c, w, k, V, **kw) for c, w in pairs], dtype=torch.float64)
+        return torch.tensor([plain_ngram_prob(grams, contexts, c, w, k, V, **kw) for c, w in pairs], dtype=torch.float64)
 
     variants = [
         Variant("k_ignored", f"no smoothing where it was asked: with k={k}, add k to the n-gram count and k*V to the "
@@ -260,9 +265,9 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
                 lambda: 1 / grid()),
     ]
     def grid_with(k=k, V=V):
-        return torch.tensor([_ref_prob(grams, contexts, c, w, k, V) for c, w in pairs], dtype=torch.float64)
+        return torch.tensor([plain_ngram_prob(grams, contexts, c, w, k, V) for c, w in pairs], dtype=torch.float64)
 
-    flipped = torch.tensor([_ref_prob(grams, contexts, c, w, k, V, word_first=True) for c, w in pairs],
+    flipped = torch.tensor([plain_ngram_prob(grams, contexts, c, w, k, V, word_first=True) for c, w in pairs],
                            dtype=torch.float64)
     others = {"with the n-gram key in the wrong order, (word, *context) instead of (*context, word): the context "
               "comes first": flipped}
@@ -271,8 +276,8 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
         others["with V + 1 instead of V (vocab_size already counts </s>)"] = grid_with(V=V + 1)
     terms = Terms(others=others,
                   sizes={"V": V, "k": k} if k else {"V": V})
-    compare(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
-            probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
+    compare_answer(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
+                   probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
     report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}")
 
 
@@ -309,7 +314,7 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
     tests = [s.split() for s in (sentences or (LECTURE_SENTENCES + LECTURE_GENERALISED[:1]))]
     for tokens in tests:
         case = f"'{' '.join(tokens)}', n={n}, k={k}"
-        expected = _ref_logprob(tokens, grams, contexts, n, k, V)
+        expected = plain_sentence_logprob(tokens, grams, contexts, n, k, V)
         try:
             got = call_answer(ex, sentence_logprob, list(tokens), Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
                               banned=_BANNED, reason=_REASON,
@@ -328,13 +333,13 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
                               f"(k={k}), so no probability is 0{case_note(case)}.")
         mistakes = [
             ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
-             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
+             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
             ("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
-             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, eos=False)),
+             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, eos=False)),
             ("log2", "you used log base 2; use the natural log (math.log).",
-             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=2)),
+             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=2)),
             ("log10", "you used log base 10; use the natural log (math.log).",
-             lambda: _ref_logprob(tokens, grams, contexts, n, k, V, base=10)),
+             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=10)),
             ("probability", "you returned the probability, not its log: add up log-probabilities.",
              lambda: math.exp(expected)),
         ]
@@ -357,7 +362,7 @@ class _SentenceRecorder:
             raise AnswerError(self.ex, f"your perplexity calls sentence_logprob without {'k' if not k else 'vocab_size'}: "
                                        "pass k=k and vocab_size=vocab_size on, or the model you measure is not the "
                                        f"smoothed one this check asks for (k={self.k}).")
-        return _ref_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
+        return plain_sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
 
 
 def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra: bool = False,
@@ -367,7 +372,7 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
     grams, contexts = corpus_counts(train, n)
     V = vocab_size(train)
     tests = [s.split() for s in (sentences or LECTURE_GENERALISED)]
-    logp = sum(_ref_logprob(t, grams, contexts, n, k, V) for t in tests)
+    logp = sum(plain_sentence_logprob(t, grams, contexts, n, k, V) for t in tests)
     n_tok = sum(len(t) + 1 for t in tests)
     expected = math.exp(-logp / n_tok)
     case = f"{len(tests)} sentences, n={n}, k={k}"

@@ -4,8 +4,8 @@ References are PyTorch's own modules and functions (``nn.RNNCell`` and ``nn.RNN`
 weights, ``torch.nn.utils.clip_grad_norm_``), never ``course_lib.rnn``, which is switched off
 while an answer is graded, together with the PyTorch built-ins that would do the exercise.
 
-The lecture's notation (seed 001): a_t = b + W h_{t-1} + U x_t, h_t = tanh(a_t), with
-U (H, D), W (H, H), b (H,); rows of x_t (B, D) and h_prev (B, H) are sequences of the batch.
+The notation of the lecture "Machine Learning, Big Data and AI: Block 6": a_t = b + W h_{t-1} + U x_t,
+h_t = tanh(a_t), with U (H, D), W (H, H), b (H,); rows of x_t (B, D) and h_prev (B, H) are sequences of the batch.
 """
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from torch import nn
 
 import course_lib.rnn as course_rnn
 from course_lib.diagnosis import express
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note, close,
-                                 compare, describe, probe, report_pass, zeroed)
+from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
+                                close, compare_answer, describe_value, probe, report_pass, zeroed)
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [
@@ -157,11 +157,11 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
                     banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF)
         case = f"x_t {tuple(x_t.shape)}, h_prev {tuple(h_prev.shape)}, D={input_dim}, H={hidden}"
         inputs = (x_t, h_prev, p["U"], p["W"], p["b"])
-        compare(ex, got, expected, inputs=inputs, variants=_step_variants(), what="the returned h_t", case=case,
-                terms=Terms(axes=("example", "hidden unit")),
-                probes=lambda inputs=inputs: probe(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
-                                                                                       only=("x_t", "h_prev", "b"), hints=_HINTS),
-                                                   banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=inputs, variants=_step_variants(), what="the returned h_t", case=case,
+                       terms=Terms(axes=("example", "hidden unit")),
+                       probes=lambda inputs=inputs: probe(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
+                                                                                              only=("x_t", "h_prev", "b"), hints=_HINTS),
+                                                          banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equals nn.RNNCell for (D, H) in {list(sizes)}")
 
 
@@ -241,7 +241,7 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
             raise AnswerError(ex, f"you returned only hs: return the pair (hs, h_T), with h_T = hs[:, -1]"
                                   f"{case_note(case)}.")
     if not isinstance(result, (tuple, list)) or len(result) != 2:
-        raise AnswerError(ex, f"should return a pair (hs, h_T), not {describe(result)}.")
+        raise AnswerError(ex, f"should return a pair (hs, h_T), not {describe_value(result)}.")
     hs, h_last = result
     inputs = (x, h0, p["U"], p["W"], p["b"])
     steady = (x[:, :1].expand_as(x).clone(), *inputs[1:])  # every step reads the same input
@@ -253,13 +253,13 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
         return lambda: probe(ex, rnn_forward, _forward, probes, pick=lambda r: r[part], banned=_RNN_BUILTINS,
                              reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
 
-    compare(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
-            pick=lambda r: r[0], probes=explore(0),
-            terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1,
-                        sizes={"the batch size B": batch, "the number of steps T": seq_len, "the input size D": input_dim,
-                               "the hidden size H": hidden_dim}))
-    compare(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
-            terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
+    compare_answer(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
+                   pick=lambda r: r[0], probes=explore(0),
+                   terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1,
+                               sizes={"the batch size B": batch, "the number of steps T": seq_len, "the input size D": input_dim,
+                                      "the hidden size H": hidden_dim}))
+    compare_answer(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
+                   terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
     report_pass(ex, f"equals nn.RNN over T={seq_len} steps")
 
 
@@ -353,7 +353,7 @@ def _as_number(ex: str, value: Any, case: str) -> float:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     raise AnswerError(ex, f"should return the total norm as one number (a 0-dimensional tensor or a float), "
-                          f"not {describe(value)}{case_note(case)}.")
+                          f"not {describe_value(value)}{case_note(case)}.")
 
 
 def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int, ...]] = ((3, 4), (5,), (2, 2, 2)),

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
-from course_lib.checks.builtins import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
 from course_lib.grading import (
     AnswerError,
     Banned,
@@ -23,7 +23,7 @@ from course_lib.grading import (
     call_answer,
     case_note,
     check_tensor,
-    compare,
+    compare_answer,
     explain,
     probe,
     report_pass,
@@ -32,10 +32,10 @@ from course_lib.grading import (
 # ---------------------------------------------------------------------------
 # the decks' numbers
 
-#: Seed 000, "Computers are thinking machines": Q = K = V, one row per word.
+#: "Computers are thinking machines" (the lecture "Neural Network Language Models & BERT"): Q = K = V, one row per word.
 WORDS = ["Computers", "are", "thinking", "machines"]
 THINKING_MACHINES = [[0.2, 0.8], [-0.2, 0.5], [-0.3, -0.4], [0.7, 0.7]]
-#: Seed 004, "I am space invader": the attention scores before masking.
+#: "I am space invader" (the lecture "BERT and Other Language Models"): the attention scores before masking.
 SPACE_INVADER_WORDS = ["I", "am", "space", "invader"]
 SPACE_INVADER_SCORES = [
     [0.11, 0.04, 0.05, 0.30],
@@ -43,14 +43,14 @@ SPACE_INVADER_SCORES = [
     [0.81, 0.21, 0.05, 0.09],
     [0.51, 0.43, 0.12, 0.03],
 ]
-#: Seed 002, "The brown dog ran": scores of "brown" against the four words, d_k = 64.
+#: "The brown dog ran" (the lecture "LSTMs & Transformers"): scores of "brown" against the four words, d_k = 64.
 BROWN_DOG_WORDS = ["The", "brown", "dog", "ran"]
 BROWN_DOG_SCORES = [92.0, 124.0, 22.0, 8.0]
 BROWN_DOG_DK = 64
 
 
 def thinking_machines(dtype: torch.dtype = torch.float64, device: Any = None) -> torch.Tensor:
-    """The seed's 4 x 2 matrix Q = K = V."""
+    """The lecture's 4 x 2 matrix Q = K = V."""
     return torch.tensor(THINKING_MACHINES, dtype=dtype, device=device)
 
 
@@ -87,7 +87,7 @@ _ATTENTION_BUILTINS = [
 
 
 def _table_steps(round_to: int | None = None) -> dict[str, torch.Tensor]:
-    """Every row of the seed's table for "machines", exactly (or rounded at every step)."""
+    """Every row of the lecture's table for "machines", exactly (or rounded at every step)."""
     X = thinking_machines()
     r = (lambda t: t) if round_to is None else (lambda t: torch.round(t * 10**round_to) / 10**round_to)
     scores = X @ X[3]
@@ -224,9 +224,9 @@ def check_attention_scores(
         expected = _ref_scores(Q, K)
         got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         d_k, n = Q.shape[-1], K.shape[-2]
-        compare(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
-                terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), divisor=("sqrt(d_k)", math.sqrt(d_k)),
-                            sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n": n}))
+        compare_answer(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
+                       terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), divisor=("sqrt(d_k)", math.sqrt(d_k)),
+                                   sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n": n}))
     report_pass(ex, f"{len(cases)} case(s)")
 
 
@@ -272,9 +272,9 @@ def check_softmax(
         if (isinstance(got, torch.Tensor) and got.shape == expected.shape and not bool(torch.isfinite(got).all())
                 and bool(torch.isfinite(expected).all())):
             raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along `dim` before exp.")
-        compare(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label,
-                terms=Terms(sums_to_one=dim, axes=tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}"
-                                                        for i in range(x.dim()))))
+        compare_answer(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label,
+                       terms=Terms(sums_to_one=dim, axes=tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}"
+                                                               for i in range(x.dim()))))
     report_pass(ex, f"{len(cases)} case(s), numerically stable")
 
 
@@ -299,8 +299,8 @@ def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (1, 4, 
             Variant("no_diagonal", "your mask hides each position from itself; the diagonal must be True (a word may attend to itself).",
                     lambda: torch.ones(n, n).tril(-1).bool()),
         ]
-        compare(ex, got, expected, variants=variants, what="the returned mask", case=f"n={n}",
-                terms=Terms(axes=("query position", "key position")))
+        compare_answer(ex, got, expected, variants=variants, what="the returned mask", case=f"n={n}",
+                       terms=Terms(axes=("query position", "key position")))
     report_pass(ex, f"n in {list(sizes)}")
 
 
@@ -403,16 +403,16 @@ def check_self_attention(
         unmasked = _ref_attention(Q, K, V) if mask is not None else None
         no_effect = "as if there were no mask: your mask has no effect (masked_fill returns a new tensor: assign it)"
         positions = (*["batch"] * len(batch), "query position")
-        compare(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
-                case=label, pick=lambda r: r[1], probes=explore(1),
-                terms=Terms(axes=(*positions, "key position"), sums_to_one=-1,
-                            others={no_effect: unmasked[1]} if mask is not None else {}))
+        compare_answer(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
+                       case=label, pick=lambda r: r[1], probes=explore(1),
+                       terms=Terms(axes=(*positions, "key position"), sums_to_one=-1,
+                                   others={no_effect: unmasked[1]} if mask is not None else {}))
         scores = _ref_scores(Q, K) if mask is None else _ref_scores(Q, K).masked_fill(~mask, 0.0)
-        compare(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
-                case=label, pick=lambda r: r[0], probes=explore(0),
-                terms=Terms(axes=(*positions, "value feature"),
-                            others={"from the scores instead of the softmax weights (scores @ V; the output is "
-                                    "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))
+        compare_answer(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
+                       case=label, pick=lambda r: r[0], probes=explore(0),
+                       terms=Terms(axes=(*positions, "value feature"),
+                                   others={"from the scores instead of the softmax weights (scores @ V; the output is "
+                                           "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))
     report_pass(ex, f"masks: {', '.join(masks)}")
 
 
@@ -421,7 +421,7 @@ def check_self_attention(
 
 
 def check_space_invader_weights(space_invader_weights: Any, *, exact: bool = False) -> None:
-    """Seed 004: softmax of the masked 'I am space invader' scores, exactly."""
+    """The lecture "BERT and Other Language Models": softmax of the masked 'I am space invader' scores, exactly."""
     ex = "space_invader_weights"
     scores = torch.tensor(SPACE_INVADER_SCORES, dtype=torch.float64)
     causal = torch.ones(4, 4).tril().bool()
@@ -451,7 +451,7 @@ def check_space_invader_weights(space_invader_weights: Any, *, exact: bool = Fal
 
 
 def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> None:
-    """Seed 002: softmax(s / sqrt(64)) of the 'brown' scores 92, 124, 22, 8."""
+    """The lecture "LSTMs & Transformers": softmax(s / sqrt(64)) of the 'brown' scores 92, 124, 22, 8."""
     ex = "brown_dog_weights"
     s = torch.tensor(BROWN_DOG_SCORES, dtype=torch.float64)
     expected = torch.softmax(s / math.sqrt(BROWN_DOG_DK), -1)

@@ -1,7 +1,7 @@
 """Checks for notebook 06 (the Transformer): positional encoding, multi-head attention, add & norm, an encoder block.
 
-References are independent of ``course_lib.transformer``: the seed's formula written out with
-``torch.pow`` for the positions, and PyTorch's own ``nn.MultiheadAttention``, ``F.layer_norm`` and
+References are independent of ``course_lib.transformer``: the formula of the lecture "Pre-trained NLP Model: BERT"
+written out with ``torch.pow`` for the positions, and PyTorch's own ``nn.MultiheadAttention``, ``F.layer_norm`` and
 ``nn.TransformerEncoderLayer`` with copied weights for the rest. The wrong-answer catalogues are
 computed with plain tensor operations here.
 
@@ -22,9 +22,9 @@ from torch import nn
 
 import course_lib.attention as course_attention
 import course_lib.transformer as course_transformer
-from course_lib.checks.builtins import WRITE_IT_YOURSELF, check_device, random_tensor
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor, compare,
-                                 describe, explain, probe, report_pass)
+from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
+                                compare_answer, describe_value, explain, probe, report_pass)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
@@ -63,8 +63,8 @@ _BLOCK_BUILTINS = _ATTENTION_BUILTINS + [
 # positional_encoding(max_len, d_model)
 
 
-def _sinusoids(max_len: int, d_model: int, *, swap=False, halves=False, column_exponent=False, no_two=False,
-               start=0) -> torch.Tensor:
+def plain_positional_encoding(max_len: int, d_model: int, *, swap=False, halves=False, column_exponent=False, no_two=False,
+                              start=0) -> torch.Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i / d)), PE[pos, 2i+1] = cos(...), float64; or one known mistake."""
     pos = torch.arange(start, start + max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     column = torch.arange(d_model, dtype=torch.float64)  # (d,)
@@ -79,9 +79,10 @@ def _sinusoids(max_len: int, d_model: int, *, swap=False, halves=False, column_e
     return torch.where(even, first(angle), second(angle))
 
 
-def _position_variants(max_len: int, d_model: int) -> list[Variant]:
+def positional_encoding_mistakes(max_len: int, d_model: int) -> list[Variant]:
+    """The known wrong sinusoid tables of shape (max_len, d_model), each a function of nothing."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda: _sinusoids(max_len, d_model, **mistake))
+        return Variant(name, message, lambda: plain_positional_encoding(max_len, d_model, **mistake))
     return [
         v("sin_cos_swapped", "sine and cosine are swapped: even columns 2i get sin, odd columns 2i+1 get cos.", swap=True),
         v("halves", "you put all the sines in the first half and all the cosines in the second; the paper interleaves "
@@ -91,7 +92,7 @@ def _position_variants(max_len: int, d_model: int) -> list[Variant]:
         v("no_two", "your exponent is i / d_model; it is 2i / d_model (the pair index i times 2).", no_two=True),
         v("from_one", "your positions start at 1; the first position is 0 (PE[0] = [0, 1, 0, 1, ...]).", start=1),
         Variant("transposed", "your table is transposed: it must have shape (max_len, d_model), one row per position.",
-                lambda: _sinusoids(max_len, d_model).T.contiguous()),
+                lambda: plain_positional_encoding(max_len, d_model).T.contiguous()),
     ]
 
 
@@ -119,20 +120,20 @@ def _columns(got: torch.Tensor, expected: torch.Tensor, atol: float) -> str | No
 
 def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[tuple[int, int]] = ((50, 16), (7, 4)),
                               atol: float = 1e-4) -> None:
-    """The sinusoidal table against the seed's formula, in float64 (a float32 answer passes within ``atol``)."""
+    """The sinusoidal table against the lecture's formula, in float64 (a float32 answer passes within ``atol``)."""
     ex = "positional_encoding"
     for max_len, d_model in sizes:
-        expected = _sinusoids(max_len, d_model)
+        expected = plain_positional_encoding(max_len, d_model)
         got = call_answer(ex, positional_encoding, max_len, d_model, banned=_POSITION_BUILTINS, reason=WRITE_IT_YOURSELF)
         if not isinstance(got, torch.Tensor):
-            raise AnswerError(ex, f"should return a tensor of shape (max_len, d_model), got {describe(got)}.")
+            raise AnswerError(ex, f"should return a tensor of shape (max_len, d_model), got {describe_value(got)}.")
         if not got.is_floating_point():
             raise AnswerError(ex, f"should return floating-point numbers, got dtype {got.dtype}.")
         got = got.detach().to("cpu", torch.float64)
         case = f"max_len={max_len}, d_model={d_model}"
         if got.shape == expected.shape and torch.allclose(got, expected, atol=atol, rtol=0):
             continue
-        for variant in _position_variants(max_len, d_model):
+        for variant in positional_encoding_mistakes(max_len, d_model):
             wrong = variant.compute()
             if got.shape == wrong.shape and torch.allclose(got, wrong, atol=atol, rtol=0):
                 raise AnswerError(ex, f"{variant.message}{case_note(case)}")
@@ -183,8 +184,8 @@ def _torch_mask(mask: torch.Tensor | None, num_heads: int) -> torch.Tensor | Non
     return ~mask
 
 
-def _mha(query, key, value, w, num_heads, mask=None, *, split="heads_last", scale="d_head", out_proj=True,
-         mask_dims="per_sequence", merge="transpose_back"):
+def plain_multi_head_attention(query, key, value, w, num_heads, mask=None, *, split="heads_last", scale="d_head", out_proj=True,
+                               mask_dims="per_sequence", merge="transpose_back"):
     """Multi-head attention with plain tensor operations, correct or with one known mistake."""
     B, T_q, d = query.shape
     T_k, d_head = key.shape[1], d // num_heads
@@ -210,9 +211,10 @@ def _mha(query, key, value, w, num_heads, mask=None, *, split="heads_last", scal
     return out @ w["W_o"].T + w["b_o"] if out_proj else out
 
 
-def _mha_variants() -> list[Variant]:
+def multi_head_attention_mistakes() -> list[Variant]:
+    """The known wrong attentions, each a function of (query, key, value, weights, num_heads, mask)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda q, k, val, w, h, m: _mha(q, k, val, w, h, m, **mistake))
+        return Variant(name, message, lambda q, k, val, w, h, m: plain_multi_head_attention(q, k, val, w, h, m, **mistake))
     return [
         v("split_wrong_axis", "your heads are split along the wrong axis: view the projected (B, T, d_model) as "
           "(B, T, h, d_head) and then move h forward with .transpose(1, 2); reshaping straight to (B, h, T, d_head) "
@@ -232,7 +234,7 @@ def _mha_variants() -> list[Variant]:
 #: While a later exercise is graded, the student's own helpers are replaced by correct ones.
 def _correct_multi_head_attention(query, key, value, weights, num_heads, mask=None):
     """The notebook's documented signature, so that a student's keyword call works too."""
-    return _mha(query, key, value, weights, num_heads, mask)
+    return plain_multi_head_attention(query, key, value, weights, num_heads, mask)
 
 
 _CORRECT_MHA = {"multi_head_attention": _correct_multi_head_attention}
@@ -330,13 +332,13 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
                           {k: t.clone() for k, t in w.items()}, num_heads, mask=None if mask is None else mask.clone(),
                           banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
-        compare(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=_mha_variants(),
-                what="the returned output", case=label,
-                terms=Terms(axes=("batch", "query position", "feature"),
-                            others={} if mask is None else {_NO_EFFECT: _mha_reference(query, key, value, w, num_heads)}),
-                probes=lambda q=query, k=key, v=value, m=mask: probe(
-                    ex, multi_head_attention, _mha_reference, _attention_probes((q, k, v, w), num_heads, m),
-                    what="the returned output", banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=multi_head_attention_mistakes(),
+                       what="the returned output", case=label,
+                       terms=Terms(axes=("batch", "query position", "feature"),
+                                   others={} if mask is None else {_NO_EFFECT: _mha_reference(query, key, value, w, num_heads)}),
+                       probes=lambda q=query, k=key, v=value, m=mask: probe(
+                           ex, multi_head_attention, _mha_reference, _attention_probes((q, k, v, w), num_heads, m),
+                           what="the returned output", banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to nn.MultiheadAttention with {num_heads} heads; masks: {', '.join(masks)}")
 
 
@@ -352,7 +354,8 @@ def _layer_norm(x, gamma, beta, eps, *, unbiased=False, dim=-1, eps_outside=Fals
     return normed * gamma + beta if affine else normed
 
 
-def _add_norm(x, s, gamma, beta, eps=1e-5, *, order="post", **norm):
+def plain_add_norm(x, s, gamma, beta, eps=1e-5, *, order="post", **norm):
+    """Post-norm LayerNorm(x + s) with plain tensor operations; or one known mistake."""
     if order == "no_residual":
         return _layer_norm(s, gamma, beta, eps, **norm)
     if order == "norm_sublayer_then_add":
@@ -360,9 +363,10 @@ def _add_norm(x, s, gamma, beta, eps=1e-5, *, order="post", **norm):
     return _layer_norm(x + s, gamma, beta, eps, **norm)
 
 
-def _add_norm_variants() -> list[Variant]:
+def add_norm_mistakes() -> list[Variant]:
+    """The known wrong add & norms, each a function of (x, sublayer_out, gamma, beta, eps)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda x, s, g, b, eps: _add_norm(x, s, g, b, eps, **mistake))
+        return Variant(name, message, lambda x, s, g, b, eps: plain_add_norm(x, s, g, b, eps, **mistake))
     return [
         v("no_residual", "the residual is missing: add the sublayer's input x to its output before normalising, "
           "LayerNorm(x + sublayer(x)).", order="no_residual"),
@@ -377,13 +381,13 @@ def _add_norm_variants() -> list[Variant]:
         v("no_gamma_beta", "gamma and beta are missing: after normalising, scale by gamma and shift by beta.",
           affine=False),
         Variant("gamma_beta_swapped", "gamma and beta are swapped: the normalised value is multiplied by gamma and "
-                "beta is added.", lambda x, s, g, b, eps: _add_norm(x, s, b, g, eps)),
+                "beta is added.", lambda x, s, g, b, eps: plain_add_norm(x, s, b, g, eps)),
     ]
 
 
 def _correct_add_norm(x, sublayer_out, gamma, beta, eps=1e-5):
     """The notebook's documented signature, so that a student's keyword call works too."""
-    return _add_norm(x, sublayer_out, gamma, beta, eps)
+    return plain_add_norm(x, sublayer_out, gamma, beta, eps)
 
 
 _CORRECT_ADD_NORM = {"add_norm": _correct_add_norm}
@@ -405,18 +409,18 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
         got = call_answer(ex, add_norm, x.clone(), s.clone(), gamma.clone(), beta.clone(), eps=eps,
                           banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF)
         one = (x[:1, :1], s[:1, :1], gamma, beta)
-        compare(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=_add_norm_variants(),
-                what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}",
-                terms=Terms(axes=("batch", "position", "feature"), layer_norm=(gamma, beta)),
-                probes=lambda x=x, s=s, one=one, eps=eps: probe(
-                    ex, add_norm, _norm_reference,
-                    [Probe("for a single position", one, {"eps": eps},
-                           "compute the mean and variance over the last axis only, each position's own features"),
-                     Probe("when sublayer_out is zero", (x, torch.zeros_like(s), gamma, beta), {"eps": eps},
-                           "look at the residual: LayerNorm(x + sublayer_out)"),
-                     Probe("when gamma is one and beta zero", (x, s, torch.ones_like(gamma), torch.zeros_like(beta)),
-                           {"eps": eps}, "look at how gamma scales and beta shifts the normalised values")],
-                    what="the returned tensor", banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=add_norm_mistakes(),
+                       what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}",
+                       terms=Terms(axes=("batch", "position", "feature"), layer_norm=(gamma, beta)),
+                       probes=lambda x=x, s=s, one=one, eps=eps: probe(
+                           ex, add_norm, _norm_reference,
+                           [Probe("for a single position", one, {"eps": eps},
+                                  "compute the mean and variance over the last axis only, each position's own features"),
+                            Probe("when sublayer_out is zero", (x, torch.zeros_like(s), gamma, beta), {"eps": eps},
+                                  "look at the residual: LayerNorm(x + sublayer_out)"),
+                            Probe("when gamma is one and beta zero", (x, s, torch.ones_like(gamma), torch.zeros_like(beta)),
+                                  {"eps": eps}, "look at how gamma scales and beta shifts the normalised values")],
+                           what="the returned tensor", banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to F.layer_norm(x + sublayer_out) for eps in {list(eps_values)}")
 
 
@@ -455,8 +459,8 @@ def torch_encoder_layer(weights: dict[str, torch.Tensor], num_heads: int) -> nn.
     return layer.eval()
 
 
-def _block(x, w, h, mask=None, *, norm_first=False, ffn_activation=torch.relu, attention_residual=True,
-           ffn_residual=True, first_norm="gamma_1"):
+def plain_encoder_block(x, w, h, mask=None, *, norm_first=False, ffn_activation=torch.relu, attention_residual=True,
+                        ffn_residual=True, first_norm="gamma_1"):
     """A post-norm encoder block with plain tensor operations, correct or with one known mistake."""
     other = "gamma_2" if first_norm == "gamma_1" else "gamma_1"
     n1 = (w[first_norm], w["beta_1" if first_norm == "gamma_1" else "beta_2"])
@@ -470,17 +474,18 @@ def _block(x, w, h, mask=None, *, norm_first=False, ffn_activation=torch.relu, a
 
     if norm_first:  # pre-norm: x + sublayer(LayerNorm(x))
         y = norm(x, n1)
-        x = x + _mha(y, y, y, w, h, mask)
+        x = x + plain_multi_head_attention(y, y, y, w, h, mask)
         return x + ffn(norm(x, n2))
-    a = _mha(x, x, x, w, h, mask)
+    a = plain_multi_head_attention(x, x, x, w, h, mask)
     x = norm(x + a if attention_residual else a, n1)
     f = ffn(x)
     return norm(x + f if ffn_residual else f, n2)
 
 
-def _block_variants() -> list[Variant]:
+def encoder_block_mistakes() -> list[Variant]:
+    """The known wrong encoder blocks, each a function of (x, weights, num_heads, mask)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda x, w, h, m: _block(x, w, h, m, **mistake))
+        return Variant(name, message, lambda x, w, h, m: plain_encoder_block(x, w, h, m, **mistake))
     return [
         v("pre_norm", "your block is pre-norm (x + sublayer(LayerNorm(x))); nn.TransformerEncoderLayer and the 2017 "
           "paper are post-norm: LayerNorm(x + sublayer(x)).", norm_first=True),
@@ -512,13 +517,13 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
         got = call_answer(ex, encoder_block, x.clone(), {k: t.clone() for k, t in w.items()}, num_heads,
                           mask=None if mask is None else mask.clone(), banned=_BLOCK_BUILTINS,
                           reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM})
-        compare(ex, got, expected, inputs=(x, w, num_heads, mask), variants=_block_variants(),
-                what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
-                terms=Terms(axes=("batch", "position", "feature"), layer_norm=(w["gamma_2"], w["beta_2"]),
-                            others={} if mask is None else {_NO_EFFECT: _block_reference(x, w, num_heads)}),
-                probes=lambda x=x, m=mask: probe(
-                    ex, encoder_block, _block_reference, _attention_probes((x, w), num_heads, m), what="the block's output",
-                    banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM}))
+        compare_answer(ex, got, expected, inputs=(x, w, num_heads, mask), variants=encoder_block_mistakes(),
+                       what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
+                       terms=Terms(axes=("batch", "position", "feature"), layer_norm=(w["gamma_2"], w["beta_2"]),
+                                   others={} if mask is None else {_NO_EFFECT: _block_reference(x, w, num_heads)}),
+                       probes=lambda x=x, m=mask: probe(
+                           ex, encoder_block, _block_reference, _attention_probes((x, w), num_heads, m), what="the block's output",
+                           banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM}))
     report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")
 
 
@@ -538,13 +543,13 @@ def run_mha_module(MultiHeadAttention: Callable, d_model: int, num_heads: int, w
     ex = "MultiHeadAttention"
     module = call_answer(ex, MultiHeadAttention, d_model, num_heads)
     if not isinstance(module, nn.Module):
-        raise AnswerError(ex, f"MultiHeadAttention(d_model, num_heads) should build an nn.Module, got {describe(module)}.")
+        raise AnswerError(ex, f"MultiHeadAttention(d_model, num_heads) should build an nn.Module, got {describe_value(module)}.")
     for name, _, _ in _PROJECTIONS:
         layer = getattr(module, name, None)
         if not isinstance(layer, nn.Linear) or (layer.in_features, layer.out_features) != (d_model, d_model) \
                 or layer.bias is None:
             raise AnswerError(ex, f"self.{name} should be nn.Linear(d_model, d_model) with a bias "
-                                  f"(d_model = {d_model}), got {describe(layer)}.")
+                                  f"(d_model = {d_model}), got {describe_value(layer)}.")
     expected_count = 4 * (d_model * d_model + d_model)
     count = sum(p.numel() for p in module.parameters())
     if count != expected_count:
@@ -600,9 +605,9 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
                   _mha_reference(q, k, v, _exchanged(w), num_heads, mask)}
         if mask is not None:
             others[_NO_EFFECT] = _mha_reference(q, k, v, w, num_heads)
-        compare(ex, got, expected, what="the module's output", case=f"{kind} mask, query {tuple(q.shape)}, "
-                                                                    f"key and value {tuple(k.shape)}",
-                terms=Terms(axes=("batch", "query position", "feature"), others=others))
+        compare_answer(ex, got, expected, what="the module's output", case=f"{kind} mask, query {tuple(q.shape)}, "
+                                                                           f"key and value {tuple(k.shape)}",
+                       terms=Terms(axes=("batch", "query position", "feature"), others=others))
         if not requires_grad:
             raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it from "
                                   "self.q_proj, self.k_proj, self.v_proj and self.out_proj, without torch.no_grad().")

@@ -1,11 +1,12 @@
 # ---
 # cell_timeout: 60
+# checks: course_lib.checks.ngrams
 # ---
 
 # %% [markdown]
 # # 01 · n-gram language models
 #
-# A **language model** gives a probability to every sentence. The lecture (seed 000) lists what
+# A **language model** gives a probability to every sentence. The lecture "Neural Network Language Models & BERT" lists what
 # that is good for: spelling correction and search-query completion, optical character
 # recognition of old books, statistical machine translation, question answering, speech
 # recognition. In each case the model ranks candidate outputs: "precipitation falls under

@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 120
+# checks: course_lib.checks.ffnn
 # ---
 
 # %% [markdown]
@@ -11,7 +12,7 @@
 # And the longer its window, the fewer of its contexts it has ever seen: with a vocabulary of
 # $V$ words there are $V^{n-1}$ possible contexts (the **curse of dimensionality**).
 #
-# Bengio et al. (2003) proposed the fix the lecture (seeds 000 and 001) walks through:
+# Bengio et al. (2003) proposed the fix the lectures "Neural Network Language Models & BERT" and "Machine Learning, Big Data and AI: Block 6" walk through:
 #
 # 1. give every word a learned vector, an **embedding**, so that words used alike get similar vectors;
 # 2. predict the next word with a **neural network** that reads the embeddings of the previous $n-1$ words.

@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 120
+# checks: course_lib.checks.rnn
 # ---
 
 # %% [markdown]
@@ -12,7 +13,7 @@
 #
 # A **recurrent neural network** (RNN) drops the window. It reads the sequence one token at a time and
 # carries a **hidden state** $h_t$ from each step to the next: a fixed-size summary of everything read
-# so far. The lecture (seed 001, after Goodfellow et al., ch. 10) writes one step as
+# so far. The lecture "Machine Learning, Big Data and AI: Block 6" (after Goodfellow et al., ch. 10) writes one step as
 #
 # $$a_t = b + W h_{t-1} + U x_t \qquad h_t = \tanh(a_t) \qquad o_t = c + V h_t \qquad \hat y_t = \mathrm{softmax}(o_t)$$
 #
@@ -276,7 +277,7 @@ for scale in (0.5, 0.9, 1.0, 1.1, 1.5):
 # %% [markdown]
 # ## 4. Gradient clipping
 #
-# Exploding gradients have a simple, blunt fix (seed 000: *"The exploding gradient problem can be
+# Exploding gradients have a simple, blunt fix (the lecture "Neural Network Language Models & BERT": *"The exploding gradient problem can be
 # alleviated by clipping large gradient values to some maximum number"*). Gradient **norm clipping**
 # (Pascanu et al., 2013) treats all the gradients of the model as one long vector $g$ and shrinks it
 # when it is too long:
@@ -344,7 +345,7 @@ print(text[2000:2300])
 # We train the same RNN language model twice with plain SGD and a large learning rate, once without
 # and once with your `clip_grad_norm` (max_norm = 1). Every batch holds 32 random blocks of 64
 # characters: backpropagation through time runs over 64 steps, not over the whole corpus (**truncated
-# BPTT**, seed 002). Without clipping we still call `clip_grad_norm` with `max_norm=inf`, which never
+# BPTT**, the lecture "LSTMs & Transformers"). Without clipping we still call `clip_grad_norm` with `max_norm=inf`, which never
 # clips, to record the gradient norm. About ten seconds in all.
 
 # %% [demo]

@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 120
+# checks: course_lib.checks.lstm
 # ---
 
 # %% [markdown]
@@ -7,7 +8,7 @@
 #
 # Notebook 03 ended with a diagnosis: in a simple RNN the gradient reaching step $t$ is multiplied by
 # $\mathrm{diag}(1 - h^2)\,W$ once per step, so it vanishes (or explodes) exponentially, and the model
-# cannot learn that a word far back matters: *"I grew up in France ... I speak fluent ___"* (seed 000).
+# cannot learn that a word far back matters: *"I grew up in France ... I speak fluent ___"* (the lecture "Neural Network Language Models & BERT").
 #
 # The **LSTM** (Hochreiter & Schmidhuber, 1997) changes the architecture. Next to the hidden state
 # $h_t$ it keeps a **cell state** $c_t$ that is changed only by elementwise **gates**, numbers between
@@ -23,7 +24,7 @@
 #
 # ($\odot$, the slides' $*$, is elementwise multiplication.) In this notebook you will
 #
-# 1. compute the lecture's forget-gate example (seed 000) exactly (`forget_gate`);
+# 1. compute the forget-gate example of the lecture "Neural Network Language Models & BERT" exactly (`forget_gate`);
 # 2. write a full LSTM step equal to PyTorch's `nn.LSTMCell` (`lstm_cell`);
 # 3. measure the gradient through time, RNN against LSTM, with notebook 03's instrument;
 # 4. see the difference on a task whose answer lies a tunable number of steps back;
@@ -56,9 +57,9 @@ from course_lib.train import TrainConfig, sample, sequence_batches, train
 from course_lib.viz import coloured_text
 
 # %% [markdown]
-# ## 1. The forget gate, by hand (seed 000)
+# ## 1. The forget gate, by hand
 #
-# The lecture works one step of the forget gate with a single cell ($H = 1$) and a single input number:
+# The lecture "Neural Network Language Models & BERT" works one step of the forget gate with a single cell ($H = 1$) and a single input number:
 #
 # - $h_{t-1} = [1]$, $c_{t-1} = [2]$, $x_t = [0.2]$;
 # - $w_f = [1 \;\; 1]$, acting on the concatenation $[h_{t-1}; x_t]$, and $b_f = 0$;
@@ -349,7 +350,7 @@ show_samples(char_lstm, "after training")
 #
 # Karpathy, Johnson and Fei-Fei (2015) trained larger character LSTMs (hours on a GPU) on the Linux
 # source and found single cells that switch on inside quotes or comments, or count along a line
-# (seed 002's "interpretable cells"). Let us look for such cells in ours. For 20 000 validation
+# ("interpretable cells" in the lecture "LSTMs & Transformers"). Let us look for such cells in ours. For 20 000 validation
 # characters we compute four properties exactly with a small scanner (`course_lib.interpret`):
 # *inside a string*, *inside a comment*, the line's *indentation*, the *position in the line*. We
 # record the cell state $c_t$ of all 128 units while the model reads, and for each property find the
@@ -399,10 +400,10 @@ display(HTML("<div style='display:grid;grid-template-columns:1fr 1fr;gap:10px'>"
 # ## 7. Reading in both directions: the Bi-LSTM and ELMo
 #
 # A language model must read left to right: it may not see the word it predicts. An **encoder** that
-# only has to *represent* each word can read both ways. In seed 004's *"The poor don't have any money"*,
+# only has to *represent* each word can read both ways. In *"The poor don't have any money"* (the lecture "BERT and Other Language Models"),
 # what "poor" means (the people, not bad quality) is settled by the words after it. A **bidirectional
 # LSTM** runs one LSTM left to right and another right to left and concatenates their states: the
-# vector for word $t$ summarises $x_1 \ldots x_t$ *and* $x_t \ldots x_T$. **ELMo** (seeds 002, 004) trains
+# vector for word $t$ summarises $x_1 \ldots x_t$ *and* $x_t \ldots x_T$. **ELMo** (the lectures "LSTMs & Transformers" and "BERT and Other Language Models") trains
 # a forward LM and a backward LM on a large corpus and uses their states, combined over layers, as
 # contextual word embeddings.
 

@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 60
+# checks: course_lib.checks.self_attention
 # ---
 
 # %% [markdown]
@@ -309,7 +310,7 @@ checks.check_causal_mask(causal_mask, sizes=(2, 3, 10))
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The lecture (seed 004) shows these attention scores for "I am space invader" and then masks
+# The lecture "BERT and Other Language Models" shows these attention scores for "I am space invader" and then masks
 # the future with $-\infty$. Its slide draws probabilities next to them that are only
 # illustrative: they are not the softmax of its own scores. Compute the real ones. Set
 # `space_invader_weights` to the `(4, 4)` weights after masking and softmax (your `softmax` and
@@ -350,7 +351,7 @@ plt.show()
 # %% [markdown]
 # ## 6. Why divide by $\sqrt{d_k}$? The "brown dog" example
 #
-# Seed 002 works through "The brown dog ran" with keys of length $d_k = 64$. For the word
+# The lecture "LSTMs & Transformers" works through "The brown dog ran" with keys of length $d_k = 64$. For the word
 # "brown" it gives the scores $s = [92, 124, 22, 8]$ and divides them by $\sqrt{64} = 8$ before the
 # softmax. Set `brown_dog_weights` to the four weights.
 
@@ -417,7 +418,7 @@ widgets.interact(show_scaling, d_k=d_k_slider);
 # %% [markdown]
 # ## 7. Other ways to score a query against a key
 #
-# The dot product is one choice of score function. Seed 002 lists three, from the attention
+# The dot product is one choice of score function. The lecture "LSTMs & Transformers" lists three, from the attention
 # models that came before the Transformer:
 #
 # | name | score $s(q, k)$ | parameters |

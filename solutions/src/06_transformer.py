@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 180
+# checks: course_lib.checks.transformer
 # ---
 
 # %% [markdown]
@@ -7,7 +8,7 @@
 #
 # Notebook 05 built one attention head: $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$. The Transformer
 # (Vaswani et al., 2017, "Attention is all you need") is that head, several times side by side, plus
-# a few parts that make it trainable and deep (seeds 001–003):
+# a few parts that make it trainable and deep (the lectures "Machine Learning, Big Data and AI: Block 6", "LSTMs & Transformers" and "Pre-trained NLP Model: BERT"):
 #
 # - **positional encoding**: attention alone does not know the order of the words;
 # - **multi-head attention**: $h$ heads, each in its own $d_{head} = d_{model}/h$ dimensions;
@@ -16,7 +17,7 @@
 #   **decoder block** (masked self-attention + cross-attention + feed-forward).
 #
 # In this notebook you will write the first four as functions, each checked against PyTorch's own
-# module with the same weights; measure seed 002's complexity argument (attention costs $O(n^2 d)$,
+# module with the same weights; measure the complexity argument of the lecture "LSTMs & Transformers" (attention costs $O(n^2 d)$,
 # recurrence $O(n d^2)$ and $n$ sequential steps); and train a Transformer language model on the
 # same Python source as notebook 04's LSTM, then compare every language model of the course on it.
 #
@@ -62,7 +63,7 @@ print("shuffling the words only shuffles the outputs:", torch.allclose(out[:, sh
 
 # %% [markdown]
 # So the Transformer adds to each word's embedding a vector that depends on its position. The paper
-# (seed 003) uses fixed sines and cosines of different frequencies:
+# (and the lecture "Pre-trained NLP Model: BERT") uses fixed sines and cosines of different frequencies:
 #
 # $$PE_{(pos,\,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d_{model}}}\right), \qquad
 #   PE_{(pos,\,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d_{model}}}\right)$$
@@ -143,7 +144,7 @@ plt.show()
 #
 # One head averages the values with one set of weights, so it can follow one kind of relation at a
 # time. The Transformer runs $h$ heads in parallel, each in a $d_{head} = d_{model}/h$ dimensional
-# subspace (seed 003: $h = 8$, $d_{model} = 512$, $d_{head} = 64$), so the total cost is that of one
+# subspace (the lecture "Pre-trained NLP Model: BERT": $h = 8$, $d_{model} = 512$, $d_{head} = 64$), so the total cost is that of one
 # full-width head:
 #
 # $$\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_h)\,W^O, \qquad
@@ -256,7 +257,7 @@ checks.check_mha_module(MultiHeadAttention, batch=3, length=6, d_model=12, num_h
 # ## 3. Add & norm
 #
 # Every sublayer (attention, feed-forward) sits inside a **residual connection** followed by
-# **layer normalisation**: $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (seed 003). The residual
+# **layer normalisation**: $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (the lecture "Pre-trained NLP Model: BERT"). The residual
 # gives the gradient a path around the sublayer, as the LSTM's cell did through time; the LayerNorm
 # rescales each position's vector to mean 0 and variance 1 over its $d_{model}$ features, then applies
 # a learnt scale $\gamma$ and shift $\beta$:
@@ -338,7 +339,7 @@ with torch.no_grad():
 print(f"largest difference from nn.TransformerDecoderLayer: {difference:.2e}")
 
 # %% [markdown]
-# ## 5. What attention costs: seed 002's table, measured
+# ## 5. What attention costs: the table of the lecture "LSTMs & Transformers", measured
 #
 # | layer | operations per layer | sequential steps | longest path between two words |
 # |---|---|---|---|
@@ -380,8 +381,8 @@ plt.show()
 # %% [markdown]
 # The readable attention's time and memory grow with slope close to 2: doubling the text quadruples
 # the cost, and at $n = 2048$ the weights alone are $4 \times 2048^2$ numbers per head-batch. The LSTM
-# grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the seed's
-# table says, and it has no chain of $n$ steps for the gradient to cross. The fused kernel
+# grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the table
+# of the lecture "LSTMs & Transformers" says, and it has no chain of $n$ steps for the gradient to cross. The fused kernel
 # (FlashAttention-style) still does $O(n^2)$ work but never stores the $n \times n$ matrix, so its
 # memory grows linearly: the quadratic *memory* is a property of the simple algorithm, the quadratic
 # *time* is not avoidable for exact attention. The LSTM's time grows linearly but its $n$ steps cannot
@@ -482,7 +483,7 @@ for result in results:
 #
 # A Transformer LM sees at most `block_size` tokens: text is cut into segments and each is read on
 # its own, so the first characters of a segment have almost no context, and nothing crosses a
-# segment boundary. **Transformer-XL** (Dai et al., 2019; seed 000) keeps the hidden states of the
+# segment boundary. **Transformer-XL** (Dai et al., 2019; the lecture "Neural Network Language Models & BERT") keeps the hidden states of the
 # previous segment as a **memory**: while reading segment $s$, every layer's queries come from
 # segment $s$, and its keys and values from [memory of segment $s-1$ ; segment $s$]. The memory is
 # not trained through (its gradient is stopped), so the cost of a step stays that of one segment,

@@ -1,5 +1,6 @@
 # ---
 # cell_timeout: 120
+# checks: course_lib.checks.bert
 # ---
 
 # %% [markdown]
@@ -8,7 +9,7 @@
 # Notebook 06 built the Transformer's encoder block. **BERT** (Devlin et al., 2018: "Bidirectional
 # Encoder Representations from Transformers") is a stack of those blocks, with no causal mask: every
 # word sees the whole sentence, left and right. It is trained on plain text by two tasks that need
-# no labels (seeds 000–004):
+# no labels (every lecture of the course teaches them):
 #
 # - **masked language modelling (MLM)**: hide 15% of the words and predict them from both sides;
 # - **next sentence prediction (NSP)**: given two sentences A and B, did B follow A in the text?
@@ -51,7 +52,7 @@ print(f"all-MiniLM-L6-v2: {hf_model.config.num_hidden_layers} layers, hidden siz
 # ## 1. WordPiece: words into pieces
 #
 # A vocabulary of whole words is either huge or full of holes: every new name, typo or inflection
-# would be unknown. BERT's **WordPiece** vocabulary (seed 002) holds 30522 pieces: frequent words
+# would be unknown. BERT's **WordPiece** vocabulary (the lecture "LSTMs & Transformers") holds 30522 pieces: frequent words
 # whole ("the", "bank"), and pieces of rarer ones. A piece that continues a word starts with `##`:
 
 # %% [demo]
@@ -159,7 +160,7 @@ for token, segment in zip(tokenizer.convert_ids_to_tokens(ids), types):
 # %% [markdown]
 # For NSP, half of the training pairs are two sentences that followed each other in the text (label
 # `IsNext`), half take B from a random place (`NotNext`); a small head on the [CLS] output learns to
-# tell them apart. (RoBERTa later found NSP unnecessary and dropped it, seed 004.)
+# tell them apart. (RoBERTa later found NSP unnecessary and dropped it; see the lecture "BERT and Other Language Models".)
 #
 # ## 3. The embedding layer
 #
@@ -223,7 +224,7 @@ with torch.no_grad():
 #
 # A left-to-right LM cannot look right; a bidirectional model that sees the whole sentence could
 # simply copy the word it must predict. BERT's way out: **hide** some words and predict them. The
-# recipe (seeds 002, 004), for every sequence in a batch:
+# recipe (the lectures "LSTMs & Transformers" and "BERT and Other Language Models"), for every sequence in a batch:
 #
 # 1. select each ordinary token with probability **15%**; never [CLS], [SEP] or padding
 #    (`special_mask` is True there);
@@ -317,8 +318,8 @@ if course_bert is not None:
 # ## 5. Contextual embeddings: which "bank"?
 #
 # A word embedding table (notebook 02, word2vec) gives "bank" one vector. BERT's vector of "bank"
-# depends on the sentence (seeds 003, 004). Below, "bank" in three river sentences and three money
-# sentences goes through MiniLM, and so does seed 003's "apple", the fruit and the company; at every
+# depends on the sentence (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models"). Below, "bank" in three river sentences and three money
+# sentences goes through MiniLM, and so does the "apple" of the lecture "Pre-trained NLP Model: BERT", the fruit and the company; at every
 # layer we compare the vectors of the word by cosine similarity: same sense against different sense.
 
 # %% [demo]
@@ -422,7 +423,7 @@ widgets.interact(show_similarities, word=widgets.ToggleButtons(options=list(SENS
 
 # %% [markdown]
 # **Which layer to use?** For a task that tags every token, such as named-entity recognition, BERT's
-# authors fed the vectors of one layer, or of several combined, to a tagger (seeds 001, 002; dev F1 on
+# authors fed the vectors of one layer, or of several combined, to a tagger (the lectures "Machine Learning, Big Data and AI: Block 6" and "LSTMs & Transformers"; dev F1 on
 # CoNLL-2003): the embeddings 91.0, the last layer 94.9, the second-to-last 95.6, the sum of all twelve
 # layers 95.5, the sum of the last four 95.9, the last four concatenated 96.1. Here is the same idea on a
 # tiny tagging task where only the context tells the answer: is a word used as a **noun** or as a
@@ -462,11 +463,11 @@ train_states, train_tags = tagging_set(shuffled[:15], AS_NOUN[:4], AS_VERB[:4])
 test_states, test_tags = tagging_set(shuffled[15:], AS_NOUN[4:], AS_VERB[4:])
 
 # %% [markdown]
-# Six ways to turn the layers into one feature vector per word (seed 002's choices), each scored by the
+# Six ways to turn the layers into one feature vector per word (the choices of the lecture "LSTMs & Transformers"), each scored by the
 # same linear probe on the held-out words and frames; then every layer on its own:
 
 # %% [demo]
-COMBINATIONS = {  # seed 002's choices; `states` is (layers + 1, N, H), states[0] the embedding layer
+COMBINATIONS = {  # the choices of the lecture "LSTMs & Transformers"; `states` is (layers + 1, N, H), states[0] the embedding layer
     "embeddings": lambda states: states[0],
     "last layer": lambda states: states[-1],
     "second-to-last layer": lambda states: states[-2],
@@ -570,7 +571,7 @@ plt.show()
 #
 # ## 7. Four ways to use BERT
 #
-# After pretraining, a task adds a small layer on the outputs and fine-tunes everything (seed 003):
+# After pretraining, a task adds a small layer on the outputs and fine-tunes everything (the lecture "Pre-trained NLP Model: BERT"):
 #
 # | task | input | what is read | head |
 # |---|---|---|---|
@@ -601,9 +602,9 @@ print("QA start and end logits:", tuple(start_end[..., 0].shape), tuple(start_en
 # 1. a **bag of words**: a linear classifier on word counts (it knows "socket" and "thread", nothing
 #    of word order or of words it has not seen in training);
 # 2. **frozen MiniLM features**: the average of the last layer's token vectors, and a linear classifier
-#    (the feature-based approach, seed 001);
+#    (the feature-based approach, the lecture "Machine Learning, Big Data and AI: Block 6");
 # 3. **fine-tuning**: the same classifier on the same average, but now MiniLM's six layers (10.6M
-#    weights) are trained with it, for three epochs, at a small learning rate (seed 003). The
+#    weights) are trained with it, for three epochs, at a small learning rate (the lecture "Pre-trained NLP Model: BERT"). The
 #    embedding table (11.9M weights, more than half of the model) stays as it is: it would cost time
 #    and, with 525 training sentences, move only the rows of the words that happen to occur.
 
@@ -779,8 +780,8 @@ print(f"MiniLM as loaded: {sum(p.numel() for p in hf_model.parameters()):,} para
 # The decks' 110M and 340M, and a lesson: in BERT-base the embedding table alone is
 # $30522 \times 768 \approx 23$M parameters, a fifth of the model.
 #
-# **ALBERT** (seed 004) shrinks it by **factorising** the embedding: words get small vectors of size
-# $E$, and one $E \times H$ matrix projects them up to the hidden size. Seed 004's numbers: $V = 30000$,
+# **ALBERT** (the lecture "BERT and Other Language Models") shrinks it by **factorising** the embedding: words get small vectors of size
+# $E$, and one $E \times H$ matrix projects them up to the hidden size. The lecture's numbers: $V = 30000$,
 # $H = 2048$, $E = 128$. Compute `full_embedding` (the $V \times H$ table) and
 # `factorised_embedding` ($V \times E$ plus $E \times H$), as exact numbers.
 
@@ -793,13 +794,13 @@ factorised_embedding = V * E + E * H
 print(f"V x H = {full_embedding:,}; V x E + E x H = {factorised_embedding:,}")
 
 # %% [tests] id=check_albert_embedding points=1
-"""Check my answer: seed 004's embedding sizes, exactly."""
+"""Check my answer: the embedding sizes of the lecture "BERT and Other Language Models", exactly."""
 checks.check_albert_embedding(full_embedding, factorised_embedding)
 
 # %% [markdown]
 # About 61M parameters become about 4M.
 #
-# **BERT's descendants** (seeds 003, 004) keep the encoder and change the training or the size:
+# **BERT's descendants** (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models") keep the encoder and change the training or the size:
 #
 # | model | what changes from BERT | size | what it buys |
 # |---|---|---|---|
@@ -809,7 +810,7 @@ checks.check_albert_embedding(full_embedding, factorised_embedding)
 # | MiniLM (this notebook) | 6 layers, hidden 384, distilled from a larger model's attention; this one further trained for sentence similarity | 22.7M | small enough to fine-tune on a laptop CPU |
 #
 # ALBERT's sharing shows that parameters and computation are different budgets: ALBERT-xxlarge has
-# fewer parameters than BERT-large but is slower (seed 004's table: a speed-up of 1.2x against BERT-large's
+# fewer parameters than BERT-large but is slower (the table of the lecture "BERT and Other Language Models": a speed-up of 1.2x against BERT-large's
 # 3.8x, both relative to BERT-xlarge).
 #
 # ## Summary

@@ -33,6 +33,6 @@ def test_wrong_return_types_are_explained():
 
 def check_perplexity_value(sentences, counts_n, counts_n_minus_1, n, k, V):
     import math
-    from course_lib.checks.ngrams import _ref_logprob
-    total = sum(_ref_logprob(s, counts_n, counts_n_minus_1, n, k, V) for s in sentences)
+    from course_lib.checks.ngrams import plain_sentence_logprob
+    total = sum(plain_sentence_logprob(s, counts_n, counts_n_minus_1, n, k, V) for s in sentences)
     return math.exp(-total / sum(len(s) + 1 for s in sentences))

@@ -33,7 +33,7 @@ def test_wrong_kinds_get_a_sentence():
     with pytest.raises(AnswerError, match="shape"):
         checks.check_positional_encoding(lambda n, d: torch.zeros(n, d + 1))
     with pytest.raises(AnswerError, match="dtype"):
-        checks.check_add_norm(lambda x, s, g, b, eps=1e-5: checks._add_norm(x, s, g, b, eps).double())
+        checks.check_add_norm(lambda x, s, g, b, eps=1e-5: checks.plain_add_norm(x, s, g, b, eps).double())
     with pytest.raises(AnswerError, match="raised TypeError"):
         checks.check_multi_head_attention(lambda q, k, v, w, h: q)  # no mask parameter
 
@@ -42,7 +42,7 @@ def test_references_agree_with_the_course_modules():
     """The check's references (PyTorch modules) and the course's transformer compute the same function."""
     from course_lib.transformer import EncoderBlock, BlockConfig, MultiHeadAttention, copy_from_torch, positional_encoding
 
-    torch.testing.assert_close(positional_encoding(30, 10, dtype=torch.float64), checks._sinusoids(30, 10))
+    torch.testing.assert_close(positional_encoding(30, 10, dtype=torch.float64), checks.plain_positional_encoding(30, 10))
     w = checks.encoder_weights(8, 16, seed=3)
     layer = checks.torch_encoder_layer(w, 2)
     ours = copy_from_torch(EncoderBlock(BlockConfig(8, 2, 16)), layer).eval()
@@ -50,7 +50,7 @@ def test_references_agree_with_the_course_modules():
     with torch.no_grad():
         torch.testing.assert_close(ours(x), layer(x), rtol=1e-4, atol=1e-5)
         mha = copy_from_torch(MultiHeadAttention(8, 2), checks.torch_mha(w, 2)).eval()
-        torch.testing.assert_close(mha(x, x, x)[0], checks._mha(x, x, x, w, 2), rtol=1e-4, atol=1e-5)
+        torch.testing.assert_close(mha(x, x, x)[0], checks.plain_multi_head_attention(x, x, x, w, 2), rtol=1e-4, atol=1e-5)
 
 
 def test_every_variant_differs_from_the_reference():
@@ -59,15 +59,16 @@ def test_every_variant_differs_from_the_reference():
     w = checks.encoder_weights(8, 16, seed=1)
     x = torch.randn(2, 5, 8, generator=g)
     mask = (torch.rand(2, 5, 5, generator=g) > 0.5) | torch.eye(5, dtype=torch.bool)
-    right = checks._mha(x, x, x, w, 2, mask)
-    for variant in checks._mha_variants():
+    right = checks.plain_multi_head_attention(x, x, x, w, 2, mask)
+    for variant in checks.multi_head_attention_mistakes():
         assert not torch.allclose(variant.compute(x, x, x, w, 2, mask), right, atol=1e-4), variant.name
-    right = checks._block(x, w, 2, mask)
-    for variant in checks._block_variants():
+    right = checks.plain_encoder_block(x, w, 2, mask)
+    for variant in checks.encoder_block_mistakes():
         assert not torch.allclose(variant.compute(x, w, 2, mask), right, atol=1e-4), variant.name
-    for variant in checks._position_variants(20, 8):
+    for variant in checks.positional_encoding_mistakes(20, 8):
         wrong = variant.compute()
-        assert wrong.shape != (20, 8) or not torch.allclose(wrong, checks._sinusoids(20, 8), atol=1e-4), variant.name
+        right = checks.plain_positional_encoding(20, 8)
+        assert wrong.shape != (20, 8) or not torch.allclose(wrong, right, atol=1e-4), variant.name
 
 
 def test_encoder_block_is_graded_even_when_its_helpers_are_missing(capsys):

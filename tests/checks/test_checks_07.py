@@ -28,11 +28,11 @@ def test_the_wordpiece_catalogue_agrees_with_the_real_tokenizer():
     vocab = checks.real_vocab()
     words = checks.corpus_words() + checks.ODD_WORDS
     assert len(words) > 2000
-    assert all(checks._wordpiece(w, vocab) == checks.wordpiece_reference(w, vocab) for w in words)
+    assert all(checks.plain_wordpiece(w, vocab) == checks.wordpiece_reference(w, vocab) for w in words)
     for name, toy in checks.toy_vocabularies().items():
-        for w in checks._toy_words(toy):
-            assert checks._wordpiece(w, toy) == checks.wordpiece_reference(w, toy), (name, w)
-    for variant in checks._wordpiece_variants(vocab):
+        for w in checks.toy_words(toy):
+            assert checks.plain_wordpiece(w, toy) == checks.wordpiece_reference(w, toy), (name, w)
+    for variant in checks.wordpiece_mistakes(vocab):
         assert any(variant.compute(w) != checks.wordpiece_reference(w, vocab) for w in words), variant.name
 
 
@@ -81,8 +81,8 @@ def test_masking_batch_and_bounds_are_not_flaky():
         g = torch.Generator().manual_seed(seed)
         _, labels = checks_copy(ids, special, g, 30522, 103)
         rate = float((labels != -100).sum()) / n
-        assert checks._within(rate, 0.15, n, sigmas=4.5)
-    assert not checks._within(0.16, 0.15, n) and not checks._within(0.14, 0.15, n)
+        assert checks.within_sigmas(rate, 0.15, n, sigmas=4.5)
+    assert not checks.within_sigmas(0.16, 0.15, n) and not checks.within_sigmas(0.14, 0.15, n)
 
 
 def test_mask_tokens_wrong_kinds():
@@ -100,10 +100,10 @@ def test_nsp_reference_is_the_tokenizer_and_specials_are_renumbered(capsys):
     tok = checks.tokenizer()
     ids = tok("the cat sat.", "it was happy.")
     a, b = tok.encode("the cat sat.", add_special_tokens=False), tok.encode("it was happy.", add_special_tokens=False)
-    assert checks._pair(a, b, 101, 102) == (ids["input_ids"], ids["token_type_ids"])
-    checks.check_nsp_pair(lambda a, b, c, s: checks._pair(a, b, c, s), special_ids=(7, 9))
+    assert checks.plain_nsp_pair(a, b, 101, 102) == (ids["input_ids"], ids["token_type_ids"])
+    checks.check_nsp_pair(lambda a, b, c, s: checks.plain_nsp_pair(a, b, c, s), special_ids=(7, 9))
     with pytest.raises(AnswerError, match="101 and 102"):
-        checks.check_nsp_pair(lambda a, b, c, s: checks._pair(a, b, 101, 102), special_ids=(7, 9))
+        checks.check_nsp_pair(lambda a, b, c, s: checks.plain_nsp_pair(a, b, 101, 102), special_ids=(7, 9))
     with pytest.raises(AnswerError, match="list of ints"):
         checks.check_nsp_pair(lambda a, b, c, s: ("x", "y"))
 
@@ -114,13 +114,13 @@ def test_embeddings_reference_and_variants_differ():
     w = checks.minilm_embedding_weights()
     with torch.no_grad():
         expected = checks.hf_minilm()[0].embeddings(input_ids=ids, token_type_ids=types)
-    torch.testing.assert_close(checks._embed(ids, types, w), expected, rtol=1e-4, atol=1e-5)
-    for variant in checks._embedding_variants():
+    torch.testing.assert_close(checks.plain_bert_embeddings(ids, types, w), expected, rtol=1e-4, atol=1e-5)
+    for variant in checks.bert_embeddings_mistakes():
         assert not torch.allclose(variant.compute(ids, types, w), expected, rtol=1e-4, atol=1e-5), variant.name
 
 
 def test_embeddings_on_the_gpu_or_cpu_device(capsys):
-    checks.check_bert_embeddings(lambda i, t, w: checks._embed(i, t, w), device="cpu")
+    checks.check_bert_embeddings(lambda i, t, w: checks.plain_bert_embeddings(i, t, w), device="cpu")
     assert "\u2714" in capsys.readouterr().out
 
 
@@ -150,20 +150,21 @@ def test_parameter_counts_match_the_decks_and_transformers():
     large = checks.hf_parameter_count(*checks.PARAMETER_CONFIGS["BERT-large"])
     assert 105e6 < base < 115e6 and 330e6 < large < 345e6  # the decks' 110M and 340M
     for config in checks.random_configs(5) + list(checks.PARAMETER_CONFIGS.values()):
-        assert checks._count(*config) == checks.hf_parameter_count(*config), config
-        for message, count in checks._count_variants():
-            assert count(*config) != checks._count(*config), message
+        assert checks.plain_bert_parameters(*config) == checks.hf_parameter_count(*config), config
+        for message, count in checks.bert_parameters_mistakes():
+            assert count(*config) != checks.plain_bert_parameters(*config), message
     minilm = checks.hf_minilm()[0]
     c = minilm.config
-    assert checks._count(c.vocab_size, c.hidden_size, c.num_hidden_layers, c.intermediate_size,
-                         c.max_position_embeddings, c.type_vocab_size) == sum(p.numel() for p in minilm.parameters())
+    minilm_config = (c.vocab_size, c.hidden_size, c.num_hidden_layers, c.intermediate_size, c.max_position_embeddings,
+                     c.type_vocab_size)
+    assert checks.plain_bert_parameters(*minilm_config) == sum(p.numel() for p in minilm.parameters())
 
 
 def test_parameter_answers_of_other_types():
     with pytest.raises(AnswerError, match="as an int"):
         checks.check_bert_parameters(lambda *a, **k: "110M")
-    checks.check_bert_parameters(lambda V, H, L, I, P=512, S=2: float(checks._count(V, H, L, I, P, S)))
-    checks.check_bert_parameters(lambda V, H, L, I, P=512, S=2: torch.tensor(checks._count(V, H, L, I, P, S)))
+    checks.check_bert_parameters(lambda V, H, L, I, P=512, S=2: float(checks.plain_bert_parameters(V, H, L, I, P, S)))
+    checks.check_bert_parameters(lambda V, H, L, I, P=512, S=2: torch.tensor(checks.plain_bert_parameters(V, H, L, I, P, S)))
 
 
 def test_albert_values():

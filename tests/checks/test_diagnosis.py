@@ -10,7 +10,7 @@ from course_lib.checks import lstm as lstm_checks
 from course_lib.checks import ngrams as ngram_checks
 from course_lib.checks import rnn as rnn_checks
 from course_lib.diagnosis import Terms, diagnose, express
-from course_lib.grading import AnswerError, Probe, case_note, describe, hidden_cases, probe, report_pass
+from course_lib.grading import AnswerError, Probe, case_note, describe_value, hidden_cases, probe, report_pass
 
 g = torch.Generator().manual_seed(0)
 E = torch.randn(2, 5, 4, generator=g, dtype=torch.float64)  # (batch, time, feature)
@@ -192,7 +192,7 @@ def test_labels_of_minus_one_are_named():
 
 
 def test_articles():
-    assert describe(3) == "an int" and describe(2.0) == "a float"
+    assert describe_value(3) == "an int" and describe_value(2.0) == "a float"
 
 
 def test_feedback_page_wraps_long_verdicts():
