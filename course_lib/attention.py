@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from course_lib.validation import require_bool_mask, require_float_tensor, require_positive_int
+from course_lib.validation import require_bool_mask, require_float_tensor, require_positive_int, require_same_size
 
 
 def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
@@ -28,8 +28,7 @@ def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     """Q (..., n_q, d_k), K (..., n_k, d_k) -> scaled scores (..., n_q, n_k)."""
     require_float_tensor("Q", Q, "(..., seq_len, dim)")
     require_float_tensor("K", K, "(..., seq_len, dim)")
-    if Q.shape[-1] != K.shape[-1]:
-        raise ValueError(f"Q and K must share their last dimension d_k, got Q {tuple(Q.shape)} and K {tuple(K.shape)}.")
+    require_same_size("Q", Q, "K", K, -1, "share their last dimension d_k")
     d_k = Q.shape[-1]
     return Q @ K.transpose(-2, -1) / math.sqrt(d_k)
 
@@ -44,8 +43,7 @@ def scaled_dot_product_attention(
     """
     require_float_tensor("V", V, "(..., seq_len, dim)")
     scores = attention_scores(Q, K)  # (..., n_q, n_k)
-    if K.shape[-2] != V.shape[-2]:
-        raise ValueError(f"K and V must have the same number of positions, got K {tuple(K.shape)} and V {tuple(V.shape)}.")
+    require_same_size("K", K, "V", V, -2, "have the same number of positions")
     if mask is not None:
         require_bool_mask("mask", mask, scores.device, "Q and K")
         scores = scores.masked_fill(~mask, float("-inf"))

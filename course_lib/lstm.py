@@ -32,9 +32,9 @@ import torch
 from torch import nn
 
 from course_lib.train import lm_loss
-from course_lib.validation import (require_float_tensor, require_hidden_state, require_positive_ints,
-                                   require_probability, require_same_kind, require_sequence, require_sequence_ids,
-                                   require_type)
+from course_lib.validation import (require_float_tensor, require_hidden_state, require_index, require_positive_ints,
+                                   require_probability, require_sequence, require_sequence_ids,
+                                   require_tuple, require_type, require_types)
 
 __all__ = ["lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "set_fast_lstm",
            "LSTMEncoder", "LSTMConfig", "LSTMLanguageModel"]
@@ -62,10 +62,10 @@ def _check_lstm_weights(W_ih, W_hh, b_ih, b_hh) -> tuple[int, int]:
     if W_ih.shape[0] % 4:
         raise ValueError(f"W_ih must have shape (4H, D): the four gates' rows stacked, got shape {tuple(W_ih.shape)}.")
     hidden, input_dim = W_ih.shape[0] // 4, W_ih.shape[1]
-    require_float_tensor("W_hh", W_hh, "(4H, H)", (4 * hidden, hidden))
+    require_float_tensor("W_hh", W_hh, "(4H, H)", (4 * hidden, hidden), like={"W_ih": W_ih})
     for name, bias in (("b_ih", b_ih), ("b_hh", b_hh)):
-        require_float_tensor(name, bias, "(4H,)", (4 * hidden,), f" with 4H = {4 * hidden} entries like W_ih's rows")
-    require_same_kind({"W_ih": W_ih, "W_hh": W_hh, "b_ih": b_ih, "b_hh": b_hh})
+        require_float_tensor(name, bias, "(4H,)", (4 * hidden,), f" with 4H = {4 * hidden} entries like W_ih's rows",
+                             {"W_ih": W_ih})
     return hidden, input_dim
 
 
@@ -86,8 +86,8 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
     the same function as ``nn.LSTMCell`` with those weights.
     """
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like W_ih")
-    require_same_kind({"W_ih": W_ih, "x_t": x_t})
+    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like W_ih",
+                         {"W_ih": W_ih})
     require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "W_ih", W_ih)
     require_hidden_state("c_prev", c_prev, x_t.shape[0], hidden, "W_ih", W_ih)
     return _gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
@@ -95,16 +95,14 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
 
 def _check_sequence_and_state(x: torch.Tensor, state, params) -> tuple[LSTMState, tuple[torch.Tensor, ...]]:
     """Validate lstm_forward's arguments; returns the start state (zeros when None) and the four weights."""
-    if not isinstance(params, (tuple, list)) or len(params) != 4:
-        raise TypeError(f"params must be a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh), got {params!r:.80}.")
+    require_tuple("params", params, 4, "a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh)")
     W_ih, W_hh, b_ih, b_hh = params
     hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
     require_sequence("x", x, input_dim, "W_ih", W_ih)
     batch = x.shape[0]
     if state is None:
         state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))
-    if not isinstance(state, (tuple, list)) or len(state) != 2:
-        raise TypeError(f"state must be a pair (h0, c0) of (B, H) tensors or None, got {type(state).__name__}.")
+    require_tuple("state", state, 2, "a pair (h0, c0) of (B, H) tensors or None")
     require_hidden_state("h0", state[0], batch, hidden, "W_ih", W_ih)
     require_hidden_state("c0", state[1], batch, hidden, "W_ih", W_ih)
     return (state[0], state[1]), (W_ih, W_hh, b_ih, b_hh)
@@ -145,8 +143,7 @@ def lstm_weights_from_torch(lstm: nn.LSTM | nn.LSTMCell, layer: int = 0, reverse
     elif isinstance(lstm, nn.LSTM):
         if lstm.proj_size:
             raise ValueError("lstm_weights_from_torch cannot copy an nn.LSTM with proj_size > 0.")
-        if not isinstance(layer, int) or not 0 <= layer < lstm.num_layers:
-            raise ValueError(f"layer must be an integer in [0, {lstm.num_layers}), got {layer!r}.")
+        require_index("layer", layer, lstm.num_layers)
         if reverse and not lstm.bidirectional:
             raise ValueError("reverse=True asks for the backward direction, but this nn.LSTM is not bidirectional.")
         suffix = f"_l{layer}" + ("_reverse" if reverse else "")
@@ -247,8 +244,7 @@ class LSTMEncoder(nn.Module):
         return x, (torch.stack(h_n), torch.stack(c_n))
 
     def _check_state(self, state, batch: int) -> None:
-        if not isinstance(state, (tuple, list)) or len(state) != 2:
-            raise TypeError(f"state must be a pair (h0, c0) or None, got {type(state).__name__}.")
+        require_tuple("state", state, 2, "a pair (h0, c0) or None")
         for name, s in zip(("h0", "c0"), state):
             require_float_tensor(name, s, "(num_layers * dirs, B, H)",
                                  (self.num_layers * self.num_directions, batch, self.hidden_dim))
@@ -322,9 +318,7 @@ class LSTMLanguageModel(nn.Module):
     @torch.no_grad()
     def load_from_torch(self, embedding: nn.Embedding, lstm: nn.LSTM, head: nn.Linear) -> "LSTMLanguageModel":
         """Copy the weights of nn.Embedding -> nn.LSTM -> nn.Linear into this model; returns it."""
-        if not (isinstance(embedding, nn.Embedding) and isinstance(head, nn.Linear)):
-            raise TypeError("load_from_torch takes (nn.Embedding, nn.LSTM, nn.Linear), got "
-                            f"({type(embedding).__name__}, {type(lstm).__name__}, {type(head).__name__}).")
+        require_types("load_from_torch", (embedding, lstm, head), (nn.Embedding, nn.LSTM, nn.Linear))
         if embedding.weight.shape != self.embedding.weight.shape or head.weight.shape != self.head.weight.shape \
                 or head.bias is None:
             raise ValueError(f"the embedding must be {tuple(self.embedding.weight.shape)} and the head "

@@ -26,8 +26,9 @@ import torch
 from torch import nn
 
 from course_lib.train import lm_loss
-from course_lib.validation import (require_choice, require_float_tensor, require_hidden_state, require_positive_ints,
-                                   require_same_kind, require_sequence, require_sequence_ids, require_type)
+from course_lib.validation import (require_choice, require_float_tensor, require_hidden_state, require_index,
+                                   require_positive_ints, require_sequence, require_sequence_ids,
+                                   require_type, require_types)
 
 __all__ = ["NONLINEARITIES", "rnn_step", "rnn_forward", "rnn_weights_from_torch", "RNNLayer", "RNNConfig",
            "RNNLanguageModel"]
@@ -50,9 +51,8 @@ def _check_rnn_weights(U, W, b) -> tuple[int, int]:
     """U (H, D), W (H, H), b (H,) of one dtype and device; returns (H, D)."""
     require_float_tensor("U", U, "(H, D)")
     hidden, input_dim = U.shape
-    require_float_tensor("W", W, "(H, H)", (hidden, hidden))  # it maps h_(t-1) to a_t
-    require_float_tensor("b", b, "(H,)", (hidden,))
-    require_same_kind({"U": U, "W": W, "b": b})
+    require_float_tensor("W", W, "(H, H)", (hidden, hidden), like={"U": U})  # it maps h_(t-1) to a_t
+    require_float_tensor("b", b, "(H,)", (hidden,), like={"U": U})
     return hidden, input_dim
 
 
@@ -64,8 +64,7 @@ def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.
     """
     require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
     hidden, input_dim = _check_rnn_weights(U, W, b)
-    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like U")
-    require_same_kind({"U": U, "x_t": x_t})
+    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like U", {"U": U})
     require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "U", U)
     a_t = b + h_prev @ W.T + x_t @ U.T  # (B, H): a_t = b + W h_{t-1} + U x_t for every row
     return NONLINEARITIES[nonlinearity](a_t)
@@ -99,8 +98,7 @@ def rnn_weights_from_torch(rnn: nn.RNN, layer: int = 0) -> tuple[torch.Tensor, t
     require_type(rnn, nn.RNN, "rnn_weights_from_torch takes an nn.RNN")
     if rnn.bidirectional or not rnn.bias:
         raise ValueError("rnn_weights_from_torch needs a one-directional nn.RNN with bias=True.")
-    if not isinstance(layer, int) or not 0 <= layer < rnn.num_layers:
-        raise ValueError(f"layer must be an integer in [0, {rnn.num_layers}), got {layer!r}.")
+    require_index("layer", layer, rnn.num_layers)
     names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
     U, W, b_ih, b_hh = (getattr(rnn, f"{name}_l{layer}").detach() for name in names)
     return U, W, b_ih + b_hh
@@ -172,8 +170,7 @@ class RNNLanguageModel(nn.Module):
         require_sequence_ids("idx", idx, self.config.vocab_size, self.V.device)
         if state is not None:
             shape = (self.config.num_layers, idx.shape[0], self.config.hidden_dim)
-            require_float_tensor("state", state, "(num_layers, B, H)", shape)
-            require_same_kind({"V": self.V, "state": state})
+            require_float_tensor("state", state, "(num_layers, B, H)", shape, like={"V": self.V})
         x = self.embedding(idx)  # (B, T, E)
         finals = []
         for i, layer in enumerate(self.layers):
@@ -190,9 +187,7 @@ class RNNLanguageModel(nn.Module):
         V = head.weight, c = head.bias.
         """
         cfg = self.config
-        if not (isinstance(embedding, nn.Embedding) and isinstance(rnn, nn.RNN) and isinstance(head, nn.Linear)):
-            raise TypeError("load_from_torch takes (nn.Embedding, nn.RNN, nn.Linear), got "
-                            f"({type(embedding).__name__}, {type(rnn).__name__}, {type(head).__name__}).")
+        require_types("load_from_torch", (embedding, rnn, head), (nn.Embedding, nn.RNN, nn.Linear))
         theirs = (embedding.num_embeddings, embedding.embedding_dim, rnn.input_size, rnn.hidden_size, rnn.num_layers,
                   head.in_features, head.out_features, rnn.nonlinearity, head.bias is not None)
         ours = (cfg.vocab_size, cfg.embed_dim, cfg.embed_dim, cfg.hidden_dim, cfg.num_layers,

@@ -11,8 +11,10 @@ reads as its maths:
   the smallest and largest id from the device once;
 - recurrent inputs: :func:`require_sequence` (B, T, D) and :func:`require_hidden_state` (B, H);
 - agreement between arguments: :func:`require_same_kind` (dtype and device),
-  :func:`require_same_device`, :func:`require_like` (the shape and device of another argument);
-- settings: :func:`require_type`, :func:`require_choice`, :func:`require_positive_int`,
+  :func:`require_same_device`, :func:`require_same_size` (one dimension), :func:`require_like` (the
+  shape and device of another argument);
+- settings: :func:`require_type`, :func:`require_types`, :func:`require_tuple`,
+  :func:`require_choice`, :func:`require_index`, :func:`require_positive_int`,
   :func:`require_positive_ints`, :func:`require_probability`, :func:`require_number`.
 """
 from __future__ import annotations
@@ -23,9 +25,9 @@ from typing import Any, Collection, Sequence
 import torch
 
 __all__ = ["require_float_tensor", "require_shape", "require_bool_mask", "require_token_ids", "require_sequence_ids",
-           "require_sequence", "require_hidden_state", "require_same_kind", "require_same_device", "require_like",
-           "require_type", "require_choice", "require_positive_int", "require_positive_ints", "require_probability",
-           "require_number"]
+           "require_sequence", "require_hidden_state", "require_same_kind", "require_same_device", "require_same_size",
+           "require_like", "require_type", "require_types", "require_tuple", "require_choice", "require_index",
+           "require_positive_int", "require_positive_ints", "require_probability", "require_number"]
 
 Sizes = Sequence[int | None]  # None: any size in that dimension
 
@@ -41,16 +43,17 @@ def _sizes_differ(x: torch.Tensor, sizes: Sizes) -> bool:
 def _shape_sentence(name: str, x: torch.Tensor, shape: str, sizes: Sizes, why: str) -> str:
     if why:
         return f"{name} must have shape {shape}{why}, got shape {tuple(x.shape)}."
-    wanted = "(" + ", ".join("*" if size is None else str(size) for size in sizes) + ("," if len(sizes) == 1 else "") + ")"
-    return f"{name} must have shape {shape} = {wanted}, got {tuple(x.shape)}."
+    wanted = ", ".join("*" if size is None else str(size) for size in sizes) + ("," if len(sizes) == 1 else "")
+    return f"{name} must have shape {shape} = ({wanted}), got {tuple(x.shape)}."
 
 
-def require_float_tensor(name: str, x: Any, shape: str, sizes: Sizes | None = None, why: str = "") -> None:
+def require_float_tensor(name: str, x: Any, shape: str, sizes: Sizes | None = None, why: str = "",
+                         like: dict[str, torch.Tensor] | None = None) -> None:
     """x must be a floating-point tensor with the dimensions ``shape`` names, e.g. "(B, T, D)".
 
     A shape starting with "..." (e.g. "(..., seq_len, dim)") allows any number of leading dimensions.
     ``sizes`` (None: any) pins the sizes: the message says "= (*, *, 8)", or ``why`` when given
-    (e.g. " with D = 8 like U's columns").
+    (e.g. " with D = 8 like U's columns"). ``like`` ({"U": U}): x must have U's dtype and device.
     """
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of shape {shape}, got {type(x).__name__}.")
@@ -62,6 +65,8 @@ def require_float_tensor(name: str, x: Any, shape: str, sizes: Sizes | None = No
         raise ValueError(f"{name} must have shape {shape}, got shape {tuple(x.shape)}.")
     if sizes is not None and _sizes_differ(x, sizes):
         raise ValueError(_shape_sentence(name, x, shape, sizes, why))
+    if like is not None:
+        require_same_kind({**like, name: x})
 
 
 def require_shape(name: str, x: torch.Tensor, shape: str, sizes: Sizes, why: str = "") -> None:
@@ -136,8 +141,8 @@ def require_sequence(name: str, x: Any, input_dim: int | None = None, weight_nam
 def require_hidden_state(name: str, h: Any, batch: int, hidden: int, weight_name: str, weight: torch.Tensor) -> None:
     """h must be (batch, hidden), of the dtype and device of ``weight``."""
     require_float_tensor(name, h, "(B, H)", (batch, hidden),
-                         f" with B = {batch} rows, one per sequence of the input, and H = {hidden} columns")
-    require_same_kind({weight_name: weight, name: h})
+                         f" with B = {batch} rows, one per sequence of the input, and H = {hidden} columns",
+                         like={weight_name: weight})
 
 
 # ---------------------------------------------------------------------------
@@ -164,6 +169,13 @@ def require_same_device(name: str, x: torch.Tensor, other_name: str, other: torc
                          "move one of them with .to(device).")
 
 
+def require_same_size(name: str, x: torch.Tensor, other_name: str, other: torch.Tensor, dim: int, what: str) -> None:
+    """x.shape[dim] must equal other.shape[dim]; ``what`` says why, e.g. "share their last dimension d_k"."""
+    if x.shape[dim] != other.shape[dim]:
+        raise ValueError(f"{name} and {other_name} must {what}, got {name} {tuple(x.shape)} and "
+                         f"{other_name} {tuple(other.shape)}.")
+
+
 def require_like(name: str, x: torch.Tensor, other_name: str, other: torch.Tensor, why: str = "") -> None:
     """x must have the shape of ``other`` and sit on its device, e.g. a mask for input_ids."""
     if x.shape != other.shape:
@@ -180,6 +192,30 @@ def require_type(value: Any, kind: type, sentence: str) -> None:
     """value must be a ``kind``; ``sentence`` says so, e.g. "RNNLanguageModel takes an RNNConfig"."""
     if not isinstance(value, kind):
         raise TypeError(f"{sentence}, got {type(value).__name__}.")
+
+
+def _type_name(kind: type) -> str:
+    return f"nn.{kind.__name__}" if kind.__module__.startswith("torch.nn") else kind.__name__
+
+
+def require_types(owner: str, values: Sequence[Any], kinds: Sequence[type]) -> None:
+    """values[i] must be a kinds[i]: "load_from_torch takes (nn.Embedding, nn.RNN, nn.Linear), got (...)"."""
+    if not all(isinstance(value, kind) for value, kind in zip(values, kinds)):
+        raise TypeError(f"{owner} takes ({', '.join(map(_type_name, kinds))}), got "
+                        f"({', '.join(type(value).__name__ for value in values)}).")
+
+
+def require_tuple(name: str, value: Any, length: int, what: str) -> None:
+    """value must be a tuple (or list) of ``length`` items; ``what`` says which, e.g. "a pair (h0, c0) or None"."""
+    if not isinstance(value, (tuple, list)) or len(value) != length:
+        got = type(value).__name__ + (f" of length {len(value)}" if isinstance(value, (tuple, list)) else "")
+        raise TypeError(f"{name} must be {what}, got {got}.")
+
+
+def require_index(name: str, value: Any, size: int) -> None:
+    """value must be an integer in [0, size), e.g. a layer of a stack of ``size`` layers."""
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < size:
+        raise ValueError(f"{name} must be an integer in [0, {size}), got {value!r}.")
 
 
 def require_choice(name: str, value: Any, choices: Collection[str]) -> None:
