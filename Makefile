@@ -17,9 +17,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
 	mkdir -p $(VENV)/share/jupyter/lab/settings
-	cp autograder/lab_overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
+	cp lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	mkdir -p $(VENV)/etc/jupyter/labconfig
-	cp autograder/student_page_config.json $(VENV)/etc/jupyter/labconfig/page_config.json
+	cp lab/page_config.json $(VENV)/etc/jupyter/labconfig/page_config.json
 	rm -f $(VENV)/.installed-* && touch $@
 
 notebooks: $(STAMP)

@@ -20,16 +20,7 @@ import copy
 import nbformat
 from nbformat import NotebookNode
 
-
-def grade_id(cell) -> str | None:
-    """The cell's nbgrader grade id, or None."""
-    return cell.get("metadata", {}).get("nbgrader", {}).get("grade_id")
-
-
-def is_test_cell(cell) -> bool:
-    """An autograded test cell: graded, not an answer."""
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return bool(meta.get("grade")) and not meta.get("solution")
+from .cells import grade_id, is_test
 
 
 def _as_type(cell: NotebookNode, cell_type: str) -> NotebookNode:
@@ -58,7 +49,7 @@ def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
             continue
         model = released[gid]
         if gid in seen:
-            if is_test_cell(model):
+            if is_test(model):
                 notes.append(f"A copy of the check cell {gid} was ignored: only the first one counts.")
                 continue
             notes.append(f"A copy of the graded cell {gid} ran as an ordinary cell: only the first one is graded.")
@@ -75,7 +66,7 @@ def repair(nb: NotebookNode, release_nb: NotebookNode) -> list[str]:
     order = [grade_id(c) or c.get("id") for c in release_nb.cells]
     for position, model in enumerate(release_nb.cells):
         gid = grade_id(model)
-        if not gid or gid in seen or not is_test_cell(model):
+        if not gid or gid in seen or not is_test(model):
             continue
         notes.append(f"The check cell {gid} was missing from this notebook; the grader put it back.")
         keys = [grade_id(c) or c.get("id") for c in cells]

@@ -3,9 +3,10 @@
 nbgrader's autograde restores every test cell from the gradebook, hidden tests included,
 and ``generate_feedback`` renders that notebook as it is. The test cells' outputs are the
 grader's own (:mod:`autograder.verdict` runs them outside the student's kernel, so the hidden
-tests' source never reaches it); :func:`sanitize` puts back the students' (release) source of
-every test cell and adds the grader's notes. Every other cell is the student's own, as their
-kernel ran it.
+tests' source never reaches it); :func:`for_students` puts back the students' (release) source of
+every test cell and adds the grader's notes, in the notebook nbgrader renders (the first of
+``GenerateFeedback.preprocessors``, :mod:`autograder.pipeline`). Every other cell is the
+student's own, as their kernel ran it.
 """
 from __future__ import annotations
 
@@ -15,48 +16,33 @@ from pathlib import Path
 
 import nbformat
 
-from .cell_repair import grade_id, is_test_cell
-
-HIDDEN_BEGIN = "### BEGIN HIDDEN TESTS"
-HIDDEN_END = "### END HIDDEN TESTS"
+from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test, marked_regions
 
 
 def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
     """Every non-trivial line inside a hidden-test region of the instructors' notebook."""
-    lines: list[str] = []
-    for cell in source_nb.cells:
-        inside = False
-        for line in cell.source.splitlines():
-            if HIDDEN_BEGIN in line:
-                inside = True
-            elif HIDDEN_END in line:
-                inside = False
-            elif inside and len(line.strip()) >= 6:
-                lines.append(line.strip())
-    return sorted(set(lines), key=len, reverse=True)
+    lines = {line.strip() for cell in source_nb.cells for region in marked_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+             for line in region if len(line.strip()) >= 6}
+    return sorted(lines, key=len, reverse=True)
 
 
-def sanitize(autograded: Path, release_nb: nbformat.NotebookNode, notes: list[str] = ()) -> None:
-    """Rewrite an autograded notebook in place: test cells as released, and the grader's notes at the end."""
-    nb = nbformat.read(autograded, as_version=4)
-    released = {grade_id(c): c.source for c in release_nb.cells if grade_id(c)}
+def for_students(nb: nbformat.NotebookNode, released_tests: dict[str, str], notes: list[str] = ()) -> None:
+    """Edit an autograded notebook in place: test cells as released, and the grader's notes at the end."""
     for cell in nb.cells:
-        if is_test_cell(cell) and grade_id(cell) in released:
-            cell.source = released[grade_id(cell)]
+        if is_test(cell) and grade_id(cell) in released_tests:
+            cell.source = released_tests[grade_id(cell)]
     if notes:
         nb.cells.append(nbformat.v4.new_markdown_cell("**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
-    nbformat.write(nb, autograded)
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
 
-def failures(autograded: Path) -> dict[str, str]:
-    """For each failing graded cell of a (sanitized) autograded notebook, the first line of its verdict."""
-    nb = nbformat.read(autograded, as_version=4)
+def failures(nb: nbformat.NotebookNode) -> dict[str, str]:
+    """For each failing test cell of an autograded notebook, the first line of its verdict."""
     found: dict[str, str] = {}
     for cell in nb.cells:
-        if not is_test_cell(cell):
+        if not is_test(cell):
             continue
         for output in cell.get("outputs", []):
             if output.output_type != "error":

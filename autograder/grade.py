@@ -11,8 +11,13 @@ separate Jupyter kernel started by nbgrader through ``autograder.sandbox`` (per-
 timeout, wall-clock limit per submission, memory, processes, file size, no network,
 read-only files). The test cells do not run there: ``autograder.verdict`` runs them in the
 grader's process, calling the student's functions in the kernel and judging the plain data
-they return, so nothing the student's code does in its kernel can change a verdict. OUT also receives ``results.json``: per-cell scores and, for each
-failing graded cell, the first line of the verdict the student sees.
+they return, so nothing the student's code does in its kernel can change a verdict. OUT also receives
+``results.json``: per-cell scores and, for each failing graded cell, the first line of the verdict the student sees.
+
+The assignment's notebooks are read once per batch (:class:`Assignment`); each worker gets a
+:class:`Task` (the submission's bytes, not a path). A submission then goes through nbgrader's own
+preprocessors with the course's steps in them (:mod:`autograder.pipeline`), in memory: nbgrader
+scores the cells, the gradebook is only read, and no notebook nbgrader writes is read back.
 """
 from __future__ import annotations
 
@@ -28,15 +33,13 @@ import sys
 import tempfile
 import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
-from nbgrader.converters import Autograde
-from nbgrader.preprocessors import Execute
 
-from . import cell_repair, course, feedback, notebook_source, sandbox, verdict, zygote
+from . import cells, course, feedback, pipeline, sandbox, verdict, zygote
 from .sandbox import Limits
 
 MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
@@ -74,9 +77,13 @@ def find_submissions(folder: Path, assignment: str) -> dict[str, Path]:
 def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
     """Load a submitted notebook, or say in one sentence why it cannot be graded."""
     try:
-        raw = path.read_bytes()
+        return parse_submission(path.read_bytes())
     except OSError as err:
         return None, f"the file could not be read ({err.strerror})"
+
+
+def parse_submission(raw: bytes) -> tuple[nbformat.NotebookNode | None, str]:
+    """A submitted notebook from the file's bytes (parsed once), or one sentence saying why it cannot be graded."""
     if not raw.strip():
         return None, "the file is empty"
     if len(raw) > MAX_NOTEBOOK_MB << 20:
@@ -97,15 +104,46 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
         if isinstance(cell, dict):
             seen.add(cell.get("id"))
     try:
-        nb = nbformat.reads(json.dumps(data), as_version=4)
+        nb = nbformat.versions[4].to_notebook_json(data, minor=data.get("nbformat_minor", 0))  # what nbformat.reads does
         nbformat.validate(nb)
     except Exception as err:  # nbformat raises several kinds
         return None, f"the notebook is malformed ({type(err).__name__}: {str(err).splitlines()[0][:200]})"
     return nb, ""
 
 
-def _api(root: Path, release_nb: nbformat.NotebookNode, source_nb: nbformat.NotebookNode, isolated: bool = False,
-         kernel_dir: Path | None = None):
+@dataclass(frozen=True)
+class Assignment:
+    """What every submission of a batch is graded against, read once per batch."""
+
+    name: str
+    course_dir: str              # the nbgrader course directory, its release generated (copied per submission)
+    release: nbformat.NotebookNode  # the students' notebook
+    test_sources: dict[str, str]    # grade id -> test cell source, hidden tests included (the instructors' notebook)
+    checks_module: str
+    max_score: float
+
+    @classmethod
+    def read(cls, name: str, course_dir: Path) -> Assignment:
+        release = nbformat.read(course_dir / "release" / name / f"{name}.ipynb", as_version=4)
+        source = nbformat.read(course_dir / "source" / name / f"{name}.ipynb", as_version=4)
+        return cls(name, str(course_dir), release, verdict.test_sources(source), verdict.checks_module_of(release),
+                   cells.max_score(release))
+
+
+@dataclass(frozen=True)
+class Task:
+    """One submission to grade, as a worker receives it (it may run on another machine: bytes, not a path)."""
+
+    assignment: Assignment
+    student_id: str
+    submission: bytes
+    workdir: str        # where the course copies and feedback/ are
+    limits: Limits
+    isolated: bool      # the kernels run in their own namespaces
+
+
+def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path):
+    """nbgrader's API on the submission's course copy, the course's steps in its preprocessor lists."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
     from traitlets.config.loader import PyFileConfigLoader
@@ -113,61 +151,67 @@ def _api(root: Path, release_nb: nbformat.NotebookNode, source_nb: nbformat.Note
     config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
     config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
     config.Autograde.permissions = 644  # nbgrader's 444 would stop us adding notes unless we are root
-    config.Autograde.autograde_preprocessors = [
-        verdict.TrustedExecute if p is Execute else p for p in Autograde.class_traits()["autograde_preprocessors"].default()]
-    config.TrustedExecute.test_sources = verdict.test_sources(source_nb)
-    config.TrustedExecute.checks_module = verdict.checks_module_of(release_nb)
-    config.TrustedExecute.exchange_dir = str(kernel_dir or "")
-    for section, values in sandbox.kernel_config(isolated, kernel_dir or root).items():
+    for section, values in sandbox.kernel_config(task.isolated, kernel_dir).items():
         for key, value in values.items():
             setattr(getattr(config, section), key, value)
+    config.TrustedExecute.test_sources = task.assignment.test_sources
+    config.TrustedExecute.checks_module = task.assignment.checks_module
+    config.TrustedExecute.exchange_dir = str(kernel_dir)
+    steps = pipeline.steps(task.assignment.release, findings)
+    config.Autograde.sanitize_preprocessors = steps["sanitize"]
+    config.Autograde.autograde_preprocessors = steps["autograde"]
+    config.GenerateFeedback.preprocessors = steps["feedback"]
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 
 def _scores(root: Path, assignment: str, student_id: str) -> tuple[float, float, float, dict[str, float]]:
+    """What nbgrader's gradebook says of the submission: score, max score, points pending, per-cell scores."""
     from nbgrader.api import Gradebook
 
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
         sub = gb.find_submission(assignment, student_id)
-        cells: dict[str, float] = {}
+        scores: dict[str, float] = {}
         pending = 0.0
         for nb in sub.notebooks:
             for grade in nb.grades:
-                cells[grade.name] = float(grade.score or 0.0)
+                scores[grade.name] = float(grade.score or 0.0)
                 if grade.auto_score is None and grade.manual_score is None:
                     pending += float(grade.max_score)
-        return float(sub.score), float(sub.max_score), pending, cells
+        return float(sub.score), float(sub.max_score), pending, scores
 
 
-_zygote: zygote.Zygote | None = None  # this worker's
+class Worker:
+    """A grading worker's own: its kernelspec folder, the sandbox's command line, and its zygote."""
 
+    zygote: zygote.Zygote | None = None
+    jupyter_path = Path()
+    kernel_argv: list[str] = []
 
-def _start_worker(log_dir: str, jupyter_path: str, run_dir: str, modules: list[str]) -> None:
-    """A worker's set-up: its stderr to a log file, the sandbox kernel's spec, and its zygote starting."""
-    import warnings
+    @classmethod
+    def start(cls, log_dir: str, run_dir: str, kernel_argv: list[str], modules: list[str], fork_kernels: bool) -> None:
+        """A worker's set-up: its stderr to a log file, its own kernelspec folder, and its zygote starting."""
+        import warnings
 
-    global _zygote
-    if jupyter_path:  # where the sandbox kernel's spec is
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (jupyter_path, os.environ.get("JUPYTER_PATH")) if p)
-    # One thread per kernel: parallel jobs already use every core, and oversubscribed
-    # BLAS / torch threads make a batch slower, not faster.
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
-    os.environ.setdefault("MKL_NUM_THREADS", "1")
-    os.environ["PATH"] = course.nbgrader_env()["PATH"]
-    warnings.filterwarnings("ignore")
-    log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
-    os.dup2(log.fileno(), 2)
-    if run_dir:
-        _zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
-        multiprocessing.util.Finalize(_zygote, _zygote.stop, exitpriority=10)  # when the worker exits
+        cls.jupyter_path = Path(run_dir) / f"jupyter-{os.getpid()}"  # the kernelspec, rewritten per submission
+        cls.kernel_argv = kernel_argv
+        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(cls.jupyter_path), os.environ.get("JUPYTER_PATH")) if p)
+        # One thread per kernel: parallel jobs already use every core, and oversubscribed
+        # BLAS / torch threads make a batch slower, not faster.
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        os.environ.setdefault("MKL_NUM_THREADS", "1")
+        os.environ["PATH"] = course.nbgrader_env()["PATH"]
+        warnings.filterwarnings("ignore")
+        log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
+        os.dup2(log.fileno(), 2)
+        if fork_kernels:
+            cls.zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
+            multiprocessing.util.Finalize(cls.zygote, cls.zygote.stop, exitpriority=10)  # when the worker exits
 
-
-def _use_zygote() -> None:
-    """Kernels of this worker fork from its zygote when it is up; else they start the plain way."""
-    if _zygote is not None and _zygote.ready():
-        os.environ[zygote.SOCKET_VARIABLE] = str(_zygote.socket_path)
-    else:
-        os.environ.pop(zygote.SOCKET_VARIABLE, None)
+    @classmethod
+    def kernel_spec_for(cls, kernel_dir: Path) -> None:
+        """The sandbox kernel of one submission: its folder, and this worker's zygote when it is up."""
+        socket_path = cls.zygote.socket_path if cls.zygote is not None and cls.zygote.ready() else None
+        sandbox.write_kernelspec(cls.jupyter_path, sandbox.for_submission(cls.kernel_argv, kernel_dir, socket_path))
 
 
 def _folder_bytes(folder: Path) -> int:
@@ -187,6 +231,7 @@ class Watchdog(threading.Thread):
     def __init__(self, wall_seconds: float, disk_mb: int, kernel_dir: Path, stop):
         super().__init__(daemon=True)
         self.deadline = time.monotonic() + wall_seconds
+        self.wall_seconds, self.disk_mb = wall_seconds, disk_mb
         self.disk_bytes, self.kernel_dir, self.stop_kernel = disk_mb << 20, kernel_dir, stop
         self.done = threading.Event()
         self.reason = ""
@@ -201,77 +246,75 @@ class Watchdog(threading.Thread):
                 self.stop_kernel()
                 return
 
+    @property
+    def stopped(self) -> str:
+        """Why the kernel was stopped, as the student reads it ('' when it was not)."""
+        return {"wall": f"the notebook ran longer than the {self.wall_seconds:g} s allowed for a whole submission",
+                "disk": f"the notebook wrote more than the {self.disk_mb} MB of files allowed"}.get(self.reason, "")
 
-def grade_one(template: str, workdir: str, assignment: str, student_id: str, notebook: str,
-              wall_seconds: float = 600, isolated: bool = False, disk_mb: int = 512) -> Result:
-    """Grade one submission in its own copy of the course directory (runs in a worker)."""
-    start = time.monotonic()
-    result = Result(student_id, assignment)
-    root = Path(workdir) / student_id
-    out_html = Path(workdir) / "feedback" / f"{student_id}.html"
-    nb, problem = read_submission(Path(notebook))
-    release_nb = nbformat.read(Path(template) / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-    result.max_score = sum(
-        float(c.metadata["nbgrader"].get("points", 0)) for c in release_nb.cells
-        if c.metadata.get("nbgrader", {}).get("grade")
-    )
-    if nb is None:
-        return _failed(result, problem, out_html, start)
-    skip_demos(nb, release_nb)
-    notes = cell_repair.repair(nb, release_nb)
-    # The kernel's own folder (its connection file, sockets, HOME): short, fresh, outside the course copy.
-    kernel_dir = Path(tempfile.mkdtemp(prefix="cgk-"))
-    shutil.copytree(template, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
-    target = root / "submitted" / student_id / assignment / f"{assignment}.ipynb"
-    target.parent.mkdir(parents=True)
-    nbformat.write(nb, target)
-    os.environ["JUPYTER_RUNTIME_DIR"] = os.environ[sandbox.KERNEL_DIR_VARIABLE] = str(kernel_dir)
-    os.environ[sandbox.OUTPUT_VARIABLE] = "1"
-    _use_zygote()
-    pid_dir = Path(workdir).parent / "pids"
-    watchdog = Watchdog(wall_seconds, disk_mb, kernel_dir, lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
+
+@contextlib.contextmanager
+def watched_kernel(task: Task):
+    """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; the kernel and its children stopped after."""
+    kernel_dir = Path(tempfile.mkdtemp(prefix="cgk-"))  # its sockets, HOME: short, fresh, outside the course copy
+    Worker.kernel_spec_for(kernel_dir)
+    pid_dir = Path(task.workdir).parent / "pids"
+    watchdog = Watchdog(task.limits.wall_seconds, task.limits.disk_mb, kernel_dir,
+                        lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
     watchdog.start()
     try:
-        source_nb = nbformat.read(Path(template) / "source" / assignment / f"{assignment}.ipynb", as_version=4)
-        api = _api(root, release_nb, source_nb, isolated, kernel_dir)
-        outcome = api.autograde(assignment, student_id)
+        yield watchdog
     finally:
         watchdog.done.set()
         sandbox.stop_kernels(pid_dir, kernel_dir)  # children the student's code left behind
         shutil.rmtree(kernel_dir, ignore_errors=True)
-    stopped = {"wall": f"the notebook ran longer than the {wall_seconds:g} s allowed for a whole submission",
-               "disk": f"the notebook wrote more than the {disk_mb} MB of files allowed"}.get(watchdog.reason, "")
-    if not outcome.get("success"):
-        return _failed(result, stopped or _last_error(outcome), out_html, start)
-    autograded = root / "autograded" / student_id / assignment / f"{assignment}.ipynb"
-    feedback.sanitize(autograded, release_nb, notes)
-    result.failures = feedback.failures(autograded)
-    fb = api.generate_feedback(assignment, student_id)
-    html_path = root / "feedback" / student_id / assignment / f"{assignment}.html"
-    if fb.get("success") and html_path.exists():
-        out_html.write_text(feedback.with_wrapped_output(html_path.read_text(encoding="utf-8")), encoding="utf-8")
+
+
+def _course_copy(task: Task, nb: nbformat.NotebookNode) -> Path:
+    """The submission's own copy of the course directory, the submission in its submitted/ folder."""
+    root = Path(task.workdir) / task.student_id
+    shutil.copytree(task.assignment.course_dir, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
+    target = root / "submitted" / task.student_id / task.assignment.name / f"{task.assignment.name}.ipynb"
+    target.parent.mkdir(parents=True)
+    nbformat.write(nb, target)
+    return root
+
+
+def _feedback_page(outcome: dict, root: Path, task: Task, page: Path) -> None:
+    """The student's page, as nbgrader rendered it (output lines wrapped), or a page that says it failed."""
+    rendered = root / "feedback" / task.student_id / task.assignment.name / f"{task.assignment.name}.html"
+    if outcome.get("success") and rendered.exists():
+        page.write_text(feedback.with_wrapped_output(rendered.read_text(encoding="utf-8")), encoding="utf-8")
     else:
-        out_html.write_text(feedback.error_page(student_id, assignment, "feedback could not be rendered"), encoding="utf-8")
-    result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, assignment, student_id)
-    if stopped:
-        result.reason = stopped + ": the cells after that point were not graded"
-    shutil.rmtree(root, ignore_errors=True)
+        page.write_text(feedback.error_page(task.student_id, task.assignment.name, "feedback could not be rendered"),
+                        encoding="utf-8")
+
+
+def grade_one(task: Task) -> Result:
+    """Grade one submission in its own copy of the course directory (runs in a worker)."""
+    start, name, student = time.monotonic(), task.assignment.name, task.student_id
+    result = Result(student, name, max_score=task.assignment.max_score)
+    page = Path(task.workdir) / "feedback" / f"{student}.html"
+    nb, problem = parse_submission(task.submission)
+    if nb is None:
+        return _failed(result, problem, page, start)
+    root = _course_copy(task, nb)
+    try:
+        findings = pipeline.Findings()
+        with watched_kernel(task) as watchdog:
+            api = _api(root, task, findings, watchdog.kernel_dir)
+            outcome = api.autograde(name, student)  # sanitize, run, verdicts, nbgrader's scores in the gradebook
+        if not outcome.get("success"):
+            return _failed(result, watchdog.stopped or _last_error(outcome), page, start)
+        result.failures = findings.failures
+        _feedback_page(api.generate_feedback(name, student), root, task, page)
+        result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, name, student)
+        if watchdog.stopped:
+            result.reason = watchdog.stopped + ": the cells after that point were not graded"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
     return result
-
-
-DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
-
-
-def skip_demos(nb: nbformat.NotebookNode, release_nb: nbformat.NotebookNode) -> int:
-    """Blank the demo cells (training runs, plots, widgets) of a submission; returns how many."""
-    demo_ids = {c.get("id") for c in release_nb.cells if notebook_source.is_demo(c)}
-    skipped = 0
-    for cell in nb.cells:
-        if notebook_source.is_demo(cell, demo_ids):
-            cell.source, cell.outputs = DEMO_SKIPPED, []
-            skipped += 1
-    return skipped
 
 
 def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> Result:
@@ -349,36 +392,51 @@ def grade(
         tmp_path = Path(tmp)
         template = tmp_path / "template"
         course.make_course_dir(template, assignment, limits.cell_timeout)
-        release_nb = nbformat.read(template / "release" / assignment / f"{assignment}.ipynb", as_version=4)
-        preload = zygote.imports_of(release_nb)
+        batch = Assignment.read(assignment, template)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
         (tmp_path / "pids").mkdir()
-        isolated = sandbox.install_kernel(tmp_path / "jupyter", limits, tmp_path / "pids")
+        kernel_argv, isolated = sandbox.kernel_argv(limits, tmp_path / "pids")
         if os.geteuid() == 0 and sandbox.pids_cgroup_problem():  # RLIMIT_NPROC does not bind root
             print(f"note: --processes is not enforced: the grader runs as root and "
                   f"{sandbox.pids_cgroup_problem()}", file=sys.stderr)
-        tasks = []
+        usable = {}
         for student_id, path in found.items():
-            if not STUDENT_ID.match(student_id):
+            if STUDENT_ID.match(student_id):
+                usable[student_id] = path
+            else:
                 results.append(Result(student_id, assignment, status="error",
                                       reason="the file name is not a usable student id (letters, digits, . _ - @)"))
-                continue
-            tasks.append((str(template), str(work), assignment, student_id, str(path), limits.wall_seconds, isolated,
-                          limits.disk_mb))
-        jobs = max(1, min(jobs or os.cpu_count() or 1, len(tasks) or 1))
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=_start_worker,
-                                 initargs=(str(work), str(tmp_path / "jupyter"), str(tmp_path) if fork_kernels else "",
-                                           preload)) as pool:
-            futures = [(task[3], pool.submit(grade_one, *task)) for task in tasks]
-            for student_id, future in futures:
+        jobs = max(1, min(jobs or os.cpu_count() or 1, len(usable) or 1))
+        pending: dict = {}  # future -> student id; a few per worker, so that few submissions are in memory at once
+
+        def collect(done) -> None:
+            for future in done:
+                student_id = pending.pop(future)
                 try:
                     results.append(future.result())
                 except Exception as err:  # a crashed worker costs one grade, never the batch
                     reason = f"the grader failed on this submission ({type(err).__name__}: {err})"
                     results.append(_failed(Result(student_id, assignment), reason,
                                            work / "feedback" / f"{student_id}.html"))
+
+        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                 initializer=Worker.start,
+                                 initargs=(str(work), str(tmp_path), kernel_argv, zygote.imports_of(batch.release),
+                                           fork_kernels)) as pool:
+            for student_id, path in usable.items():
+                while len(pending) >= 2 * jobs:
+                    collect(wait(pending, return_when=FIRST_COMPLETED).done)
+                try:
+                    submission = path.read_bytes()
+                except OSError as err:
+                    results.append(_failed(Result(student_id, assignment, max_score=batch.max_score),
+                                           f"the file could not be read ({err.strerror})",
+                                           work / "feedback" / f"{student_id}.html"))
+                    continue
+                task = Task(batch, student_id, submission, str(work), limits, isolated)
+                pending[pool.submit(grade_one, task)] = student_id
+            collect(list(pending))
         for html_file in (work / "feedback").glob("*.html"):
             shutil.copyfile(html_file, out / "feedback" / html_file.name)
     results.sort(key=lambda r: r.student_id)

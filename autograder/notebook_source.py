@@ -18,6 +18,9 @@ A header before the first cell sets notebook options:
 
     # ---
     # cell_timeout: 60              seconds each cell may run when it is autograded
+    # checks: course_lib.checks.ngrams
+    #                               the module of checks the test cells call as ``checks`` (the setup
+    #                               cell imports it so); the grader reads it from the notebook's metadata
     # ---
 
 :func:`build_notebook` turns the text into the instructors' nbgrader source notebook
@@ -30,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+
+from .cells import BEGIN_SOLUTION, is_grade, is_solution, metadata
 
 CELL_MARKER = re.compile(r"^# %%(?:\s*\[(?P<kind>[a-z]+)\])?(?P<options>.*)$")
 KINDS = ("markdown", "code", "demo", "setup", "answer", "tests", "written")
@@ -106,17 +111,16 @@ def parse(text: str) -> tuple[dict[str, str], list[SourceCell]]:
     return header, cells
 
 
-def _nbgrader_meta(kind: str, cell_id: str, points: float | None) -> dict | None:
-    base = {"schema_version": 3, "grade_id": cell_id, "task": False}
-    if kind == "answer":
-        return {**base, "grade": False, "solution": True, "locked": False}
-    if kind == "tests":
-        return {**base, "grade": True, "solution": False, "locked": True, "points": points}
-    if kind == "written":
-        return {**base, "grade": True, "solution": True, "locked": False, "points": points}
-    if kind in ("setup", "markdown"):
-        return {**base, "grade": False, "solution": False, "locked": True}
-    return None
+def _checks_module(header: dict[str, str], cells: list[SourceCell]) -> str:
+    """The header's ``checks`` module, which a setup cell must import as ``checks``."""
+    module = header.get("checks", "")
+    package, _, name = module.rpartition(".")
+    if package != "course_lib.checks" or not name.isidentifier():
+        raise SourceError(f"the header needs 'checks: course_lib.checks.NAME' (got {module!r})")
+    wanted = f"from course_lib.checks import {name} as checks"
+    if not any(c.kind == "setup" and wanted in (line.strip() for line in c.lines) for c in cells):
+        raise SourceError(f"no [setup] cell has the line {wanted!r} that the header's checks module asks for")
+    return module
 
 
 def build_notebook(source: Path) -> nbformat.NotebookNode:
@@ -126,7 +130,8 @@ def build_notebook(source: Path) -> nbformat.NotebookNode:
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
         "language_info": {"name": "python"},
-        "course": {"cell_timeout": int(header.get("cell_timeout", DEFAULT_CELL_TIMEOUT))},
+        "course": {"cell_timeout": int(header.get("cell_timeout", DEFAULT_CELL_TIMEOUT)),
+                   "checks": _checks_module(header, cells)},
     }
     seen: set[str] = set()
     for index, cell in enumerate(cells):
@@ -142,14 +147,14 @@ def build_notebook(source: Path) -> nbformat.NotebookNode:
                 raise SourceError(f"line {cell.line_no}: a [{cell.kind}] cell needs points=N")
             points = float(cell.options["points"])
         text = cell.text()
-        if cell.kind == "answer" and "### BEGIN SOLUTION" not in text:
+        if cell.kind == "answer" and BEGIN_SOLUTION not in text:
             raise SourceError(f"line {cell.line_no}: an [answer] cell needs ### BEGIN SOLUTION / ### END SOLUTION")
         if cell.kind in ("markdown", "written"):
             new = nbformat.v4.new_markdown_cell(text)
         else:
             new = nbformat.v4.new_code_cell(text)
         new.id = cell_id
-        meta = _nbgrader_meta(cell.kind, cell_id, points)
+        meta = metadata(cell.kind, cell_id, points)
         if meta is not None:
             new.metadata["nbgrader"] = meta
         if cell.kind == "tests":
@@ -163,8 +168,7 @@ def build_notebook(source: Path) -> nbformat.NotebookNode:
 
 def is_demo(cell: nbformat.NotebookNode, demo_ids: set[str] = frozenset()) -> bool:
     """A code cell that autograding may skip: tagged demo (or a demo in the release), never a graded cell."""
-    meta = cell.metadata.get("nbgrader", {})
-    if cell.cell_type != "code" or meta.get("grade") or meta.get("solution"):
+    if cell.cell_type != "code" or is_grade(cell) or is_solution(cell):
         return False
     return DEMO_TAG in cell.metadata.get("tags", []) or cell.get("id") in demo_ids
 

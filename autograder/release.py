@@ -17,10 +17,9 @@ from pathlib import Path
 import nbformat
 
 from . import course, feedback
+from .cells import BEGIN_SOLUTION, END_SOLUTION, MARKERS, marked_regions
 
-SHIPPED = ["pyproject.toml", "environment.yml", "Makefile", "course_lib",
-           "autograder/lab_overrides.json", "autograder/student_page_config.json"]  # the last two: `make lab`
-MARKERS = ["### BEGIN SOLUTION", "### END SOLUTION", "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"]
+SHIPPED = ["pyproject.toml", "environment.yml", "Makefile", "course_lib", "lab"]  # lab/: the Lab's settings of `make lab`
 README = """# From n-grams to BERT: the notebooks
 
 Open the course in JupyterLab (Python 3.11 and `make`; nothing is downloaded at run time
@@ -52,14 +51,6 @@ def build_bundle(names: list[str], out: Path) -> Path:
         elif source.exists():
             (out / item).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, out / item)
-    # the bundle installs course_lib only: the grader stays with the instructors
-    pyproject = out / "pyproject.toml"
-    if pyproject.exists():
-        text = pyproject.read_text(encoding="utf-8")
-        text = text.replace('packages = ["course_lib", "course_lib.checks", "autograder"]',
-                            'packages = ["course_lib", "course_lib.checks"]')
-        text = text.replace('[tool.setuptools.package-data]\nautograder = ["*.py"]\n', "")
-        pyproject.write_text(text, encoding="utf-8")
     (out / "notebooks").mkdir()
     for name in names:
         shutil.copy2(course.NOTEBOOKS / f"{name}.ipynb", out / "notebooks" / f"{name}.ipynb")
@@ -71,17 +62,10 @@ def _solution_blocks(nb: nbformat.NotebookNode) -> list[str]:
     """Each solution region with two or more code lines, as its stripped lines joined by newlines."""
     blocks = []
     for cell in nb.cells:
-        inside, lines = False, []
-        for line in cell.source.splitlines():
-            if "### BEGIN SOLUTION" in line:
-                inside, lines = True, []
-            elif "### END SOLUTION" in line:
-                inside = False
-                code = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
-                if len(code) >= 2:
-                    blocks.append("\n".join(code))
-            elif inside:
-                lines.append(line)
+        for lines in marked_regions(cell.source, BEGIN_SOLUTION, END_SOLUTION):
+            code = [ln.strip() for ln in lines if ln.strip() and not ln.strip().startswith("#")]
+            if len(code) >= 2:
+                blocks.append("\n".join(code))
     return blocks
 
 

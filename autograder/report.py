@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from . import course
+from . import cells, course
 
 
 def load(out_dir: Path) -> tuple[str, list[dict]]:
@@ -40,8 +40,7 @@ def cell_points(assignment: str) -> dict[str, float]:
     if not path.exists():
         return {}
     nb = nbformat.read(path, as_version=4)
-    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"].get("points") or 0)
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+    return {gid: cells.points(c) for gid, c in cells.graded_cells(nb).items()}
 
 
 def mistake(message: str) -> str:

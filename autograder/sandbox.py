@@ -4,7 +4,11 @@ While grading, nbgrader starts the kernel ``course-sandbox`` (written by :func:`
 whose command is this module::
 
     python -m autograder.sandbox --memory-mb M --processes N --file-mb F --tmp-mb T --cpu-seconds C \
-        --isolate on --pids-cgroup on --pid-dir P -- python -m ipykernel_launcher -f CONNECTION_FILE
+        --isolate on --pids-cgroup on --pid-dir P --kernel-dir K --own-output [--zygote-socket S] \
+        -- python -m ipykernel_launcher -f CONNECTION_FILE
+
+The grader writes that command line for each submission (:func:`kernel_argv`, :func:`for_submission`):
+its kernel's own folder ``K``, and the socket of the worker's zygote (:mod:`autograder.zygote`) when it has one.
 
 It sets the limits on itself and then *becomes* the kernel (``exec``), so every limit holds
 for the student's code and anything it starts:
@@ -22,8 +26,8 @@ for the student's code and anything it starts:
   kernel may see (``_MOUNT_SCRIPT``: an allow-list, not a list of things to hide); the kernel is
   process 1 of its PID namespace, so everything it starts dies with it. Where those namespaces are
   not allowed, :func:`isolation_problem` says why and the kernel runs with the limits only;
-- the environment: only :data:`KERNEL_VARIABLES` are inherited; with ``COURSE_KERNEL_OWN_OUTPUT``
-  set (the grader sets it), stdout and stderr go to a file in the kernel's folder;
+- the environment: only :data:`KERNEL_VARIABLES` are inherited; with ``--own-output`` (the grader's
+  kernels), stdout and stderr go to a file in the kernel's folder;
 - the pid file lets the grader stop the kernel and its children (the kernel leads its own
   process group; with a pids cgroup, every process in it, those that left the group too) when a
   submission runs past its wall-clock limit, and after it.
@@ -45,9 +49,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import handover
+
 KERNEL_NAME = "course-sandbox"
-KERNEL_DIR_VARIABLE = "COURSE_KERNEL_DIR"
-OUTPUT_VARIABLE = "COURSE_KERNEL_OWN_OUTPUT"  # set: the kernel's stdout and stderr go to a file in its folder
 CGROUP_PREFIX = "course-kernel-"  # a kernel's pids cgroup: CGROUP_PREFIX + the sandbox's pid
 
 
@@ -185,8 +189,8 @@ def pids_cgroup_problem() -> str:
         remove_cgroup(cgroup)
 
 
-def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path) -> bool:
-    """Write the ``course-sandbox`` kernelspec under JUPYTER_PATH; True when the kernel is isolated."""
+def kernel_argv(limits: Limits, pid_dir: Path) -> tuple[list[str], bool]:
+    """The sandbox kernel's command line for these limits, and whether its kernels are isolated."""
     isolate = limits.isolate and not isolation_problem()
     argv = [
         sys.executable, "-m", "autograder.sandbox",
@@ -197,20 +201,39 @@ def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path) -> bool:
         "--pid-dir", str(pid_dir), "--",
         sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
     ]
+    return argv, isolate
+
+
+def for_submission(argv: list[str], kernel_dir: Path, zygote_socket: Path | None = None) -> list[str]:
+    """``argv`` for one submission's kernel: its own folder, its output kept there, its zygote if any."""
+    cut = argv.index("--")
+    extra = ["--kernel-dir", str(kernel_dir), "--own-output"]
+    extra += ["--zygote-socket", str(zygote_socket)] if zygote_socket is not None else []
+    return [*argv[:cut], *extra, *argv[cut:]]
+
+
+def write_kernelspec(jupyter_path: Path, argv: list[str]) -> None:
+    """Write the ``course-sandbox`` kernelspec that runs ``argv`` under JUPYTER_PATH ``jupyter_path``."""
     folder = jupyter_path / "kernels" / KERNEL_NAME
     folder.mkdir(parents=True, exist_ok=True)
     spec = {"argv": argv, "display_name": "Python 3 (course sandbox)", "language": "python",
             "metadata": {"debugger": False}}
     (folder / "kernel.json").write_text(json.dumps(spec, indent=1), encoding="utf-8")
+
+
+def install_kernel(jupyter_path: Path, limits: Limits, pid_dir: Path) -> bool:
+    """Write the ``course-sandbox`` kernelspec under JUPYTER_PATH; True when the kernel is isolated."""
+    argv, isolate = kernel_argv(limits, pid_dir)
+    write_kernelspec(jupyter_path, argv)
     return isolate
 
 
 def kernel_config(isolated: bool, kernel_dir: Path) -> dict:
-    """nbgrader settings that route execution through the sandbox kernel, its sockets in ``kernel_dir``."""
-    config = {"Execute": {"kernel_name": KERNEL_NAME}}
+    """nbgrader settings that route execution through the sandbox kernel, its connection file in ``kernel_dir``."""
+    config = {"Execute": {"kernel_name": KERNEL_NAME},
+              "KernelManager": {"connection_file": str(kernel_dir / "connection.json")}}
     if isolated:  # TCP on 127.0.0.1 cannot cross network namespaces; Unix sockets can
-        config["KernelManager"] = {"transport": "ipc", "ip": str(kernel_dir / "k"),
-                                   "connection_file": str(kernel_dir / "connection.json")}
+        config["KernelManager"].update(transport="ipc", ip=str(kernel_dir / "k"))
     return config
 
 
@@ -356,6 +379,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--pids-cgroup", choices=("on", "off"), default="off",
                         help="started as root: a pids cgroup of its own, so that --processes holds")
     parser.add_argument("--pid-dir", type=Path, required=True)
+    parser.add_argument("--kernel-dir", type=Path, help="the kernel's own folder: sockets, HOME, TMPDIR (default: a new one)")
+    parser.add_argument("--own-output", action="store_true", help="the kernel's stdout and stderr into a file in its folder")
+    parser.add_argument("--zygote-socket", type=Path, help="start the kernel from this zygote (autograder.zygote)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     args.command = args.command[1:] if args.command[:1] == ["--"] else args.command
@@ -373,7 +399,7 @@ def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | N
         os.setsid()  # the kernel leads its own group: the grader can stop it with all its children
     args.pid_dir.mkdir(parents=True, exist_ok=True)
     # The kernel's folder (the grader makes a fresh one per submission): its sockets, HOME and TMPDIR.
-    kdir = Path(os.environ.get(KERNEL_DIR_VARIABLE) or tempfile.mkdtemp(prefix="cgk-")).resolve()
+    kdir = Path(args.kernel_dir or tempfile.mkdtemp(prefix="cgk-")).resolve()
     cgroup = None
     if args.pids_cgroup == "on" and os.geteuid() == 0:  # RLIMIT_NPROC does not bind root
         try:
@@ -390,7 +416,7 @@ def enter(args: argparse.Namespace) -> tuple[Path, dict[str, str], list[str] | N
         str(kdir) + ("" if cgroup is None else f"\n{cgroup}"), encoding="utf-8")
     env = _private_home(kdir)
     os.chdir(kdir)
-    if os.environ.get(OUTPUT_VARIABLE):  # the grader's kernels: stdout and stderr into their own file, not its log
+    if args.own_output:  # the grader's kernels: stdout and stderr into their own file, not its log
         output = os.open(kdir / "kernel-output.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         for target in (1, 2):
             os.dup2(output, target)
@@ -450,9 +476,7 @@ def _die_with_parent() -> None:
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     command = args.command
-    from . import zygote
-
-    if zygote.hand_over(sys.argv[1:] if argv is None else argv, args):
+    if args.zygote_socket and handover.hand_over(args.zygote_socket, sys.argv[1:] if argv is None else argv, command):
         return  # a kernel forked from the worker's zygote ran, and has exited
     kdir, env, mount_args = enter(args)
     if mount_args is not None:

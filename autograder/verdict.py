@@ -36,8 +36,7 @@ from course_lib.answer_wire import MIME, WireError
 from course_lib.grading import AnswerError, hidden_cases
 from course_lib.remote_answer import Channel, KernelError, resolve
 
-from .cell_repair import grade_id, is_test_cell
-from .feedback import HIDDEN_BEGIN, HIDDEN_END
+from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test
 
 #: names a test cell may use that are the grader's own, never the kernel's
 GRADER_NAMES = ("checks", "torch")
@@ -113,9 +112,9 @@ def test_parts(source: str) -> list[tuple[bool, str]]:
     parts: list[tuple[bool, list[str]]] = [(False, [])]
     for line in source.splitlines():
         marker = line.strip()
-        if marker in (HIDDEN_BEGIN, HIDDEN_END):
-            parts.append((marker == HIDDEN_BEGIN, []))
-        parts[-1][1].append("" if marker in (HIDDEN_BEGIN, HIDDEN_END) else line)
+        if marker in (BEGIN_HIDDEN, END_HIDDEN):
+            parts.append((marker == BEGIN_HIDDEN, []))
+        parts[-1][1].append("" if marker in (BEGIN_HIDDEN, END_HIDDEN) else line)
     lines_before = 0
     out = []
     for hidden, lines in parts:
@@ -125,21 +124,16 @@ def test_parts(source: str) -> list[tuple[bool, str]]:
 
 
 def checks_module_of(nb: NotebookNode) -> str:
-    """The notebook's module of checks, from its metadata (``course.checks``), else from its setup cell."""
-    named = nb.metadata.get("course", {}).get("checks")
-    if named:
-        return named
-    for cell in nb.cells:
-        for line in cell.source.splitlines():
-            words = line.split()  # from course_lib.checks import NAME as checks
-            if len(words) == 6 and words[:3] == ["from", "course_lib.checks", "import"] and words[4:] == ["as", "checks"]:
-                return CHECKS_PACKAGE + words[3]
-    raise ValueError("the notebook does not import a module of checks")
+    """The notebook's module of checks, from its metadata (``course.checks``, the single source's ``checks`` key)."""
+    named = nb.metadata.get("course", {}).get("checks", "")
+    if not named.startswith(CHECKS_PACKAGE):
+        raise ValueError(f"the notebook names no module of course checks in its metadata (course.checks: {named!r})")
+    return named
 
 
 def test_sources(nb: NotebookNode) -> dict[str, str]:
     """grade id -> source of the notebook's autograded test cells (give it the instructors' notebook)."""
-    return {grade_id(c): c.source for c in nb.cells if c.cell_type == "code" and is_test_cell(c)}
+    return {grade_id(c): c.source for c in nb.cells if is_test(c)}
 
 
 class KernelLine(Channel):

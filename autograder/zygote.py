@@ -10,9 +10,9 @@ It imports ipykernel and what the assignment's notebook imports (:func:`imports_
 course's own modules are read, not imported, for the third-party modules they import, and modules
 that look for a running kernel when imported (:data:`KERNEL_HOOKED`) are left to the kernel. Then
 it waits on a Unix socket. The sandbox kernel command (``python -m autograder.sandbox ... --
-python -m ipykernel_launcher -f CONNECTION``, see :mod:`autograder.sandbox`) finds the socket in
-``COURSE_ZYGOTE_SOCKET`` and, instead of becoming the kernel itself, *hands over*
-(:func:`hand_over`): it sends its arguments, environment, working folder and standard streams;
+python -m ipykernel_launcher -f CONNECTION``, see :mod:`autograder.sandbox`) is given the socket
+(``--zygote-socket``) and, instead of becoming the kernel itself, *hands over*
+(:func:`autograder.handover.hand_over`): it sends its arguments, environment, working folder and standard streams;
 the zygote forks; the child puts itself under exactly the sandbox's limits (the same
 :func:`autograder.sandbox.enter`, then :func:`autograder.sandbox.isolate_in_place` for the
 namespaces and mounts) and only then runs ipykernel. The sandbox process stays behind as the
@@ -28,7 +28,7 @@ from isolated kernels). An isolated kernel cannot ptrace it or read its memory (
 capability outside its own user namespace); the zygote is also not dumpable, so neither can a kernel
 that runs without isolation as an ordinary user.
 
-Without the environment variable, or when the zygote cannot be reached, the sandbox starts the
+Without ``--zygote-socket``, or when the zygote cannot be reached, the sandbox starts the
 kernel the plain way: the zygote is a speed-up, never a requirement (``grade --plain-kernels``).
 """
 from __future__ import annotations
@@ -48,11 +48,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from . import sandbox
+from .handover import GO, kernel_kind
+
 if TYPE_CHECKING:
     import nbformat
 
-SOCKET_VARIABLE = "COURSE_ZYGOTE_SOCKET"
-_GO = b"g"
 _ALWAYS = ["ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell"]
 #: Modules that look for the running kernel when they are imported: the course's checks install
 #: the one-line "not implemented yet" messages, ipywidgets registers its comm targets,
@@ -176,14 +177,12 @@ class Zygote:
     """The worker's zygote process: started at once, used once it says it is ready."""
 
     def __init__(self, socket_path: Path, modules: list[str]):
-        from .sandbox import inherited_environment
-
         self.socket_path = socket_path
         # only what a kernel may inherit: a kernel can read the zygote's first environment (/proc/1/environ)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "autograder.zygote", "--socket", str(socket_path),
              *[arg for name in modules for arg in ("--preload", name)]],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd="/", env=inherited_environment())
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, cwd="/", env=sandbox.inherited_environment())
         self._ready: bool | None = None
 
     def ready(self, timeout: float = 120) -> bool:
@@ -199,54 +198,7 @@ class Zygote:
         self.process.wait()
 
 
-def hand_over(argv: list[str], args: argparse.Namespace) -> bool:
-    """In the sandbox process: have the zygote start the kernel; wait until it exits. False: start it yourself."""
-    path = os.environ.get(SOCKET_VARIABLE)
-    if not path or _kind(args.command) is None:
-        return False
-    try:
-        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        conn.settimeout(30)
-        conn.connect(path)
-        body = json.dumps({"argv": argv, "env": dict(os.environ), "cwd": os.getcwd()}).encode()
-        socket.send_fds(conn, [struct.pack("!I", len(body)) + body], [0, 1, 2])
-        reply = b""
-        while not reply.endswith(b"\n"):
-            chunk = conn.recv(16)
-            if not chunk:
-                raise ConnectionError("the zygote closed the connection")
-            reply += chunk
-        pid = int(reply)
-        pidfd = os.pidfd_open(pid)
-        conn.sendall(_GO)  # the child waits for this: until now its pid cannot have been reused
-    except (OSError, ValueError) as err:
-        print(f"sandbox: the zygote did not start the kernel ({err}); starting it here", file=sys.stderr)
-        return False
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(signum, lambda sig, _frame: _signal_group(pid, sig))
-    select.select([pidfd], [], [])  # until the kernel exits (pidfd readable; signals do not end the wait)
-    return True
-
-
-def _signal_group(pid: int, signum: int) -> None:
-    for send in (os.killpg, os.kill):  # the kernel leads its group; if it left it, the kernel alone
-        try:
-            send(pid, signum)
-            return
-        except OSError:
-            continue
-
-
 # -- the zygote's side -------------------------------------------------------------------------------
-
-
-def _kind(command: list[str]) -> str | None:
-    """What a forked child can become: an ipykernel, or (for tests) ``python -c CODE``."""
-    if len(command) >= 3 and command[1:3] == ["-m", "ipykernel_launcher"]:
-        return "ipykernel"
-    if len(command) >= 3 and command[1] == "-c":
-        return "code"
-    return None
 
 
 def _parent_of(pid: int) -> int:
@@ -296,15 +248,13 @@ def _fresh_process_state(start_dir: str) -> None:
 
 def _become(conn: socket.socket, request: dict, fds: list[int], start_dir: str) -> int:
     """In the forked child: the sandbox's limits, then the kernel (or the test code). Returns an exit code."""
-    from . import sandbox
-
     _prctl(_PR_SET_DUMPABLE, 1)  # as any process: its /proc files are its own (uid_map is written there)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
     conn.settimeout(30)
-    if conn.recv(1) != _GO:
+    if conn.recv(1) != GO:
         return 1
     conn.close()
     os.environ.clear()
@@ -318,7 +268,7 @@ def _become(conn: socket.socket, request: dict, fds: list[int], start_dir: str) 
     os.environ.update(env)
     os.chdir(kdir)
     _fresh_process_state(start_dir)
-    if _kind(args.command) == "code":
+    if kernel_kind(args.command) == "code":
         sys.argv = ["-c", *args.command[3:]]
         exec(compile(args.command[2], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (tests)
         return 0

@@ -13,7 +13,6 @@ the once-per-run cost (building the release, starting workers; measured on an em
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import subprocess
@@ -24,16 +23,12 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.cells import answers, with_answers
 from budgets import CLASS_OF_200_S
 from results_file import save
 
 REPO = Path(__file__).resolve().parents[1]
 CLASS = 200
-
-
-def answers(source: nbformat.NotebookNode) -> dict[str, str]:
-    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-            if c.metadata.get("nbgrader", {}).get("solution")}
 
 
 def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
@@ -60,12 +55,7 @@ def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
     for i in range(students):
         kind = plan[i % len(plan)]
-        nb = copy.deepcopy(release)
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in kinds[kind]:
-                cell.source = kinds[kind][gid]
-        nbformat.write(nb, folder / f"s{i:03d}_{kind}.ipynb")
+        nbformat.write(with_answers(release, kinds[kind]), folder / f"s{i:03d}_{kind}.ipynb")
         counts[kind] = counts.get(kind, 0) + 1
     return counts
 

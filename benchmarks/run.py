@@ -21,7 +21,6 @@ The budgets are benchmarks/budgets.py's. Results go to benchmarks/results/latest
 from __future__ import annotations
 
 import argparse
-import copy
 import os
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from nbclient import NotebookClient
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))  # benchmarks/gpu.py, also under `python -m benchmarks.run`
 import gpu  # noqa: E402
+from autograder.cells import answers, with_answers  # noqa: E402
 from results_file import RESULTS, machine, save  # noqa: E402
 from budgets import COURSE_S, FFNN_ABOVE_FLOOR, INSTALL_S, SUBMISSION_S, notebook_budget  # noqa: E402
 
@@ -52,18 +52,12 @@ def time_notebook(path: Path) -> float:
 def time_grading(name: str, n: int, jobs: int) -> dict:
     source = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
     release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
+    solution = answers(source)
     with tempfile.TemporaryDirectory() as tmp:
         subs = Path(tmp) / "subs"
         subs.mkdir()
         for i in range(n):
-            nb = copy.deepcopy(release)
-            if i % 2 == 0:
-                for cell in nb.cells:
-                    gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-                    if gid in answers:
-                        cell.source = answers[gid]
+            nb = with_answers(release, solution if i % 2 == 0 else {})
             nbformat.write(nb, subs / f"student{i:03d}.ipynb")
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "autograder", "grade", name, str(subs), "--out", str(Path(tmp) / "out"),

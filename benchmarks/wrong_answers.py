@@ -22,7 +22,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO / "tests" / "checks" / "blind"), str(REPO / "tests" / "support")]
 
 from budgets import SUBMISSION_S  # noqa: E402
-from class_of_200 import answers, grade  # noqa: E402
+from autograder.cells import answers, with_answers  # noqa: E402
+from class_of_200 import grade  # noqa: E402
 from measure import NOTEBOOKS, blind_module  # noqa: E402
 from results_file import save  # noqa: E402
 
@@ -38,11 +39,7 @@ def make_submissions(number: str, folder: Path) -> int:
     cases = [case for set_name in ("blind", "blind_holdout") for case in blind_module(number, set_name).BLIND]
     kinds = [("solution", {}) for _ in cases] + [(f"wrong_{i}", {case.cell: case.source}) for i, case in enumerate(cases)]
     for kind, replaced in kinds:
-        nb = nbformat.from_dict(json.loads(json.dumps(release)))
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in solution:
-                cell.source = replaced.get(gid, solution[gid])
+        nb = with_answers(release, {**solution, **replaced})
         nbformat.write(nb, folder / f"{kind}_{len(list(folder.iterdir())):03d}.ipynb")
     return len(cases)
 

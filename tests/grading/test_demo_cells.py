@@ -3,7 +3,8 @@ import copy
 
 import nbformat
 
-from autograder.grade import DEMO_SKIPPED, skip_demos
+from autograder.pipeline import DEMO_SKIPPED, skip_demos
+from autograder.cells import is_answer, is_grade, is_test
 from autograder.notebook_source import is_demo
 from notebook_runner import REPO
 
@@ -17,7 +18,7 @@ def test_notebook_02_marks_its_training_cells_as_demos():
     demos = [c for c in nb.cells if is_demo(c)]
     assert len(demos) >= 10
     assert any("train(" in c.source for c in demos) and any("widgets.interact" in c.source for c in demos)
-    graded = [c for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")]
+    graded = [c for c in nb.cells if is_grade(c)]
     assert graded and not any(is_demo(c) for c in graded)
 
 
@@ -26,9 +27,9 @@ def test_skip_blanks_demos_even_without_their_tag_but_never_graded_cells():
     submission = copy.deepcopy(nb)
     untagged = next(c for c in submission.cells if is_demo(c))
     untagged.metadata["tags"] = []  # a student removed the tag: the release's cell id still says demo
-    test_cell = next(c for c in submission.cells if c.metadata.get("nbgrader", {}).get("grade") and c.cell_type == "code")
+    test_cell = next(c for c in submission.cells if is_test(c))
     test_cell.metadata["tags"] = ["demo"]  # a student tried to skip a check
-    answer = next(c for c in submission.cells if c.metadata.get("nbgrader", {}).get("solution"))
+    answer = next(c for c in submission.cells if is_answer(c))
     answer.metadata["tags"] = ["demo"]
     original_test, original_answer = test_cell.source, answer.source
     skipped = skip_demos(submission, nb)

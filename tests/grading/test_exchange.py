@@ -42,7 +42,7 @@ import nbformat
 import pytest
 from traitlets.config.loader import PyFileConfigLoader
 
-from autograder import course
+from autograder import cells, course
 from autograder.hub import CONFIG_FILE, VALUES_FILE
 from notebook_runner import REPO, grade_ids
 
@@ -272,7 +272,7 @@ def test_release_fetch_submit_collect_grade_with_real_accounts():
 def answer_with_solution(path: Path, student: Account) -> None:
     """Put the solution notebook's answers into the student's fetched notebook (as the student's file)."""
     solution = nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4)
-    answers = {gid: c.source for gid, c in grade_ids(solution).items() if c.metadata["nbgrader"].get("solution")}
+    answers = cells.answers(solution)
     nb = nbformat.read(path, as_version=4)
     filled = 0
     for gid, cell in grade_ids(nb).items():
@@ -286,10 +286,9 @@ def answer_with_solution(path: Path, student: Account) -> None:
 
 def points() -> tuple[float, float]:
     """Notebook 05's automatic and manual points."""
-    cells = grade_ids(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
-    graded = {gid: c for gid, c in cells.items() if c.metadata["nbgrader"].get("grade")}
-    manual = sum(float(c.metadata["nbgrader"]["points"]) for c in graded.values() if c.cell_type == "markdown")
-    total = sum(float(c.metadata["nbgrader"]["points"]) for c in graded.values())
+    graded = cells.graded_cells(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
+    manual = sum(cells.points(c) for c in graded.values() if c.cell_type == "markdown")
+    total = sum(cells.points(c) for c in graded.values())
     return total - manual, manual
 
 

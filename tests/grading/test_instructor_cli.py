@@ -4,10 +4,12 @@ import json
 import resource
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import nbformat
 import pytest
+import setuptools
 
 from autograder import report, sandbox
 from autograder.__main__ import main
@@ -20,8 +22,12 @@ def test_release_is_clean_and_complete(tmp_path):
     assert (out / "notebooks" / "05_self_attention.ipynb").exists() and (out / "notebooks" / "01_ngrams.ipynb").exists()
     assert (out / "course_lib" / "checks" / "self_attention.py").exists()
     assert not (out / "solutions").exists() and not (out / "tests").exists() and not (out / "autograder" / "grade.py").exists()
-    assert (out / "Makefile").exists() and (out / "autograder" / "lab_overrides.json").exists()
-    assert '"autograder"' not in (out / "pyproject.toml").read_text()
+    assert (out / "Makefile").exists() and (out / "lab" / "overrides.json").exists()
+    assert (out / "lab" / "page_config.json").exists()
+    assert (out / "pyproject.toml").read_text() == (REPO / "pyproject.toml").read_text()  # shipped as it is
+    found = setuptools.find_packages(out, include=tomllib.loads((out / "pyproject.toml").read_text())
+                                     ["tool"]["setuptools"]["packages"]["find"]["include"])
+    assert sorted(found) == ["course_lib", "course_lib.checks"]  # the bundle installs course_lib only
 
 
 def test_release_fails_when_a_solution_leaks(tmp_path, capsys):
@@ -99,9 +105,9 @@ def test_sandbox_limits_are_set_before_the_kernel_starts(tmp_path):
     probe = ("import resource; print(resource.getrlimit(resource.RLIMIT_AS)[0] >> 20,"
              " resource.getrlimit(resource.RLIMIT_FSIZE)[0] >> 20)")
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "1500", "--processes", "32",
-                           "--file-mb", "7", "--isolate", "off", "--pid-dir", str(tmp_path), "--",
-                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          env={**__import__("os").environ, sandbox.KERNEL_DIR_VARIABLE: str(tmp_path)})
+                           "--file-mb", "7", "--isolate", "off", "--pid-dir", str(tmp_path), "--kernel-dir", str(tmp_path),
+                           "--",
+                           sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert proc.stdout.split() == ["1500", "7"], proc.stderr
     assert list(tmp_path.glob("kernel-*.pid"))
 
@@ -120,9 +126,8 @@ def test_isolated_kernel_has_no_network_and_a_read_only_world(tmp_path):
              "open('inside.txt', 'w').write('ok'); print('inside')\n"
              f"try:\n    open({str(REPO / 'written_by_kernel.txt')!r}, 'w')\nexcept OSError:\n    pass\n")
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
-                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path),
-                           "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          env={**__import__("os").environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
+                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path), "--kernel-dir", str(kdir),
+                           "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert proc.stdout.split("\n")[:4] == ["no-net", "absent", "read-only", "inside"], proc.stdout + proc.stderr
     # a clone under /tmp lies in the kernel's private /tmp: what it writes there never reaches this one
     assert not (REPO / "written_by_kernel.txt").exists() and not Path("/written_by_kernel.txt").exists()
@@ -143,7 +148,6 @@ def test_a_hidden_folder_inside_another_users_private_home(tmp_path):
     os.chmod(home, 0o700)
     probe = f"import os\ntry:\n    print(os.listdir({str(hidden)!r}))\nexcept OSError as e:\n    print(type(e).__name__)\n"
     proc = subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "32",
-                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path),
-                           "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
-                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
+                           "--file-mb", "7", "--isolate", "on", "--pid-dir", str(tmp_path), "--kernel-dir", str(kdir),
+                           "--", sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "FileNotFoundError", proc.stdout + proc.stderr

@@ -4,7 +4,6 @@ For each notebook, one batch holds the solution, the blank release, one catalogu
 mistake per test cell, a cheat, correct answers in other styles, an infinite loop and two files that
 are not notebooks.
 """
-import copy
 import csv
 import html
 import re
@@ -16,6 +15,7 @@ import nbformat
 import pytest
 
 from answer_catalogue import answer_modules
+from autograder import cells
 from autograder.feedback import hidden_lines
 from notebook_runner import REPO, grade_ids
 
@@ -31,22 +31,17 @@ class Notebook:
         self.answers = MODULES[name]
         self.source = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
         self.release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
-        cells = grade_ids(self.source)
-        self.points = {gid: float(c.metadata["nbgrader"]["points"]) for gid, c in cells.items()
-                       if c.metadata["nbgrader"].get("grade")}
-        self.manual = sum(p for gid, p in self.points.items() if cells[gid].cell_type == "markdown")
+        graded = grade_ids(self.source)
+        self.points = {gid: cells.points(c) for gid, c in graded.items() if cells.is_grade(c)}
+        self.manual = sum(p for gid, p in self.points.items() if graded[gid].cell_type == "markdown")
         self.auto = sum(self.points.values()) - self.manual
-        self.solution = {gid: c.source for gid, c in cells.items() if c.metadata["nbgrader"].get("solution")}
+        self.solution = cells.answers(self.source)
         # one catalogued mistake per test cell (tests/checks/test_checks.py tries all of them in-process)
         first_per_cell = {w.test_cell: w for w in reversed(self.answers.WRONG)}
         self.wrong = [w for w in self.answers.WRONG if first_per_cell[w.test_cell] is w] + list(self.answers.CHEATS[:1])
 
-    def submission(self, answers: dict[str, str]) -> nbformat.NotebookNode:
-        nb = copy.deepcopy(self.release)
-        for gid, cell in grade_ids(nb).items():
-            if gid in answers:
-                cell.source = answers[gid]
-        return nb
+    def submission(self, chosen: dict[str, str]) -> nbformat.NotebookNode:
+        return cells.with_answers(self.release, chosen)
 
 
 def grade_batch(nb: Notebook, tmp: Path):

@@ -36,9 +36,9 @@ SPAWN = (
 def run_sandbox(kdir: Path, pid_dir: Path, processes: int, isolate: str, code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048",
                            "--processes", str(processes), "--file-mb", "7", "--isolate", isolate,
-                           "--pids-cgroup", "on", "--pid-dir", str(pid_dir), "--", sys.executable, "-c", code],
-                          capture_output=True, text=True, timeout=120,
-                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)})
+                           "--pids-cgroup", "on", "--pid-dir", str(pid_dir), "--kernel-dir", str(kdir),
+                           "--", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=120)
 
 
 def alive(pids: list[int]) -> list[int]:
@@ -141,9 +141,9 @@ def test_a_pids_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path, m
                            "s._pids_roots = lambda: []\n"
                            "s.main(sys.argv[1:])\n",
                            "--memory-mb", "2048", "--processes", "20", "--file-mb", "7", "--isolate", "off",
-                           "--pids-cgroup", "on", "--pid-dir", str(tmp_path), "--", sys.executable, "-c", code],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(tmp_path)})
+                           "--pids-cgroup", "on", "--pid-dir", str(tmp_path), "--kernel-dir", str(tmp_path),
+                           "--", sys.executable, "-c", code],
+                          capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "ran", proc.stderr[-2000:]
     if AS_ROOT:
         assert "no pids cgroup" in proc.stderr

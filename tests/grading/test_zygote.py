@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import sandbox, zygote
+from autograder import cells, sandbox, zygote
 from autograder.grade import grade
 from notebook_runner import REPO
 
@@ -38,24 +38,21 @@ def running_zygote():
     zyg.stop()
 
 
-def sandbox_command(kdir: Path, pid_dir: Path, code: str) -> list[str]:
+def sandbox_command(kdir: Path, pid_dir: Path, code: str, zygote_socket: Path | None = None) -> list[str]:
     return [sys.executable, "-m", "autograder.sandbox", "--memory-mb", str(MEMORY_MB), "--processes", "64",
             "--file-mb", "7", "--isolate", "on" if ISOLATED else "off",
-            "--pid-dir", str(pid_dir), "--", sys.executable, "-c", code]
+            "--pid-dir", str(pid_dir), "--kernel-dir", str(kdir),
+            *(["--zygote-socket", str(zygote_socket)] if zygote_socket else []), "--", sys.executable, "-c", code]
 
 
 def run_code(code: str, start: str, running_zygote, shell: bool = False):
     """Run ``code`` as the sandbox's kernel would run; (stdout, stderr, kernel folder)."""
     kdir = Path(tempfile.mkdtemp(prefix="cgk-"))
     pid_dir = Path(tempfile.mkdtemp(prefix="cgp-"))
-    env = {**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir)}
-    env.pop(zygote.SOCKET_VARIABLE, None)
-    if start == "fork":
-        env[zygote.SOCKET_VARIABLE] = str(running_zygote.socket_path)
-    command = sandbox_command(kdir, pid_dir, code)
+    command = sandbox_command(kdir, pid_dir, code, running_zygote.socket_path if start == "fork" else None)
     if shell:  # started by a shell: a grandchild of the zygote's parent
         command = ["sh", "-c", shlex.join(command) + "; true"]  # `; true`: the shell cannot exec it
-    proc = subprocess.run(command, capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(command, capture_output=True, text=True, timeout=120)
     sandbox.stop_kernels(pid_dir, kdir)
     return proc.stdout, proc.stderr, kdir.resolve()
 
@@ -152,9 +149,8 @@ def test_an_interrupt_reaches_the_forked_kernel(running_zygote):
     kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="cgp-"))
     code = ("import time\nprint('ready', flush=True)\ntry:\n    time.sleep(60)\n"
             "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
-    env = {**os.environ, sandbox.KERNEL_DIR_VARIABLE: str(kdir), zygote.SOCKET_VARIABLE: str(running_zygote.socket_path)}
-    proc = subprocess.Popen(sandbox_command(kdir, pid_dir, code), stdout=subprocess.PIPE, text=True, env=env,
-                            start_new_session=True)
+    proc = subprocess.Popen(sandbox_command(kdir, pid_dir, code, running_zygote.socket_path), stdout=subprocess.PIPE,
+                            text=True, start_new_session=True)
     try:
         assert proc.stdout.readline().strip() == "ready"
         os.killpg(proc.pid, signal.SIGINT)  # as jupyter_client interrupts a kernel
@@ -200,18 +196,12 @@ def test_imports_of_reads_the_notebooks_top_level_imports():
 def _class(folder: Path) -> None:
     source = nbformat.read(REPO / "solutions" / "05_self_attention.ipynb", as_version=4)
     release = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
-    answers = {c.metadata["nbgrader"]["grade_id"]: c.source for c in source.cells
-               if c.metadata.get("nbgrader", {}).get("solution")}
+    answers = cells.answers(source)
     first = next(gid for gid, text in answers.items() if "def " in text)
     kinds = {"solution": answers, "mistake": {**answers, first: answers[first].replace("return ", "return 2 * ", 1)},
              "blank": {}, "exits": {**answers, first: "import os\nos._exit(0)"}}
     for kind, chosen in kinds.items():
-        nb = nbformat.from_dict(json.loads(json.dumps(release)))
-        for cell in nb.cells:
-            gid = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if gid in chosen:
-                cell.source = chosen[gid]
-        nbformat.write(nb, folder / f"{kind}.ipynb")
+        nbformat.write(cells.with_answers(release, chosen), folder / f"{kind}.ipynb")
 
 
 def test_forked_and_plain_kernels_give_the_same_grades(tmp_path):

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder.cells import grade_id
 from autograder.notebook_source import is_demo
 
 REPO = Path(__file__).resolve().parents[2]
@@ -13,7 +14,7 @@ LONGEST_OUTPUT = 4000  # characters of text in one output: more is a wall a stud
 
 
 def grade_ids(nb) -> dict[str, nbformat.NotebookNode]:
-    return {c.metadata["nbgrader"]["grade_id"]: c for c in nb.cells if "nbgrader" in c.metadata}
+    return {grade_id(c): c for c in nb.cells if grade_id(c)}
 
 
 class SolutionKernel:

@@ -1,0 +1,123 @@
+"""The steps of grading one submission, as nbgrader preprocessors, in memory from the submission to its page.
+
+nbgrader's ``autograde`` runs its sanitize preprocessors, then its autograde preprocessors, and
+``generate_feedback`` its feedback preprocessors; :func:`steps` puts the course's steps into those
+lists, around nbgrader's own:
+
+- sanitize: :class:`SkipDemos` (demo cells blanked: nothing graded depends on them), then
+  :class:`RepairCells` (:mod:`autograder.cell_repair`: every graded cell as the release has it),
+  then nbgrader's ``ClearOutput`` ... ``OverwriteCells`` (the test cells' source from the gradebook);
+- autograde: :class:`autograder.verdict.TrustedExecute` (configured with the test cells and the
+  checks module) in the place of nbgrader's ``Execute`` (the
+  trusted verdict of every test cell), then :class:`RecordVerdicts` before nbgrader's
+  ``SaveAutoGrades``, whose ``determine_grade`` scores every cell;
+- feedback: :class:`ForStudents` first (the test cells as released, the grader's notes), then
+  nbgrader's ``GetGrades`` and the page.
+
+The steps of one submission share what they learn (the notes of the repair, the verdicts), so
+nothing is read back from the notebooks nbgrader writes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from nbformat import NotebookNode
+from nbgrader.converters import Autograde, GenerateFeedback
+from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
+
+from . import cell_repair, feedback
+from .notebook_source import is_demo
+from .verdict import TrustedExecute, test_sources
+
+DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
+
+
+def skip_demos(nb: NotebookNode, release: NotebookNode) -> int:
+    """Blank the demo cells (training runs, plots, widgets) of a submission; returns how many."""
+    demo_ids = {c.get("id") for c in release.cells if is_demo(c)}
+    skipped = 0
+    for cell in nb.cells:
+        if is_demo(cell, demo_ids):
+            cell.source, cell.outputs = DEMO_SKIPPED, []
+            skipped += 1
+    return skipped
+
+
+@dataclass
+class Findings:
+    """What the steps of one submission learn on the way: the repair's notes and the verdicts."""
+
+    notes: list[str] = field(default_factory=list)
+    failures: dict[str, str] = field(default_factory=dict)  # test cell -> the verdict's first line
+
+
+class Step(NbGraderPreprocessor):
+    """A step of one submission, given to nbgrader as itself: nbgrader's configuration deep-copies the
+    preprocessor lists it is given, and a copy would keep what it learns (:class:`Findings`) to itself."""
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+class SkipDemos(Step):
+    """Sanitize step: the demo cells (those the release tags demo) blanked."""
+
+    def __init__(self, release: NotebookNode, **kwargs):
+        super().__init__(**kwargs)
+        self.release = release
+
+    def preprocess(self, nb, resources):
+        skip_demos(nb, self.release)
+        return nb, resources
+
+
+class RepairCells(Step):
+    """Sanitize step: every graded cell of the submission put back as the release has it."""
+
+    def __init__(self, release: NotebookNode, findings: Findings, **kwargs):
+        super().__init__(**kwargs)
+        self.release, self.findings = release, findings
+
+    def preprocess(self, nb, resources):
+        self.findings.notes += cell_repair.repair(nb, self.release)
+        return nb, resources
+
+
+class RecordVerdicts(Step):
+    """Autograde step, before nbgrader scores the cells: the first line of each failing check's verdict."""
+
+    def __init__(self, findings: Findings, **kwargs):
+        super().__init__(**kwargs)
+        self.findings = findings
+
+    def preprocess(self, nb, resources):
+        self.findings.failures = feedback.failures(nb)
+        return nb, resources
+
+
+class ForStudents(Step):
+    """Feedback step, first: the test cells' source as released (no hidden test), the grader's notes at the end."""
+
+    def __init__(self, released_tests: dict[str, str], findings: Findings, **kwargs):
+        super().__init__(**kwargs)
+        self.released_tests, self.findings = released_tests, findings
+
+    def preprocess(self, nb, resources):
+        feedback.for_students(nb, self.released_tests, self.findings.notes)
+        return nb, resources
+
+
+def steps(release: NotebookNode, findings: Findings) -> dict[str, list]:
+    """The preprocessor lists of nbgrader's Autograde and GenerateFeedback with the course's steps in them."""
+    released_tests = test_sources(release)  # the students' source of each test cell
+    autograde = []
+    for step in Autograde.class_traits()["autograde_preprocessors"].default():
+        if step is SaveAutoGrades:
+            autograde.append(RecordVerdicts(findings))
+        autograde.append(TrustedExecute if step is Execute else step)
+    return {
+        "sanitize": [SkipDemos(release), RepairCells(release, findings),
+                     *Autograde.class_traits()["sanitize_preprocessors"].default()],
+        "autograde": autograde,
+        "feedback": [ForStudents(released_tests, findings), *GenerateFeedback.class_traits()["preprocessors"].default()],
+    }
