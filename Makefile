@@ -1,10 +1,11 @@
 # "From n-grams to BERT": the two commands of the README.
 #   make lab    create .venv, install the course, build the student notebooks if needed, open JupyterLab on notebooks/
-#   make test   create .venv, install the course, run every test
+#   make test   create .venv, install the course with its cluster extra (Dask), run every test
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+CLUSTER_STAMP := $(VENV)/.installed-cluster-$(shell cksum pyproject.toml | cut -d' ' -f1)
 LAB_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
@@ -28,7 +29,12 @@ notebooks: $(STAMP)
 lab: notebooks
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+# the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra
+$(CLUSTER_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[cluster]'
+	touch $@
+
+test: $(CLUSTER_STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
 
 benchmark: $(STAMP)
