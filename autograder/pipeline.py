@@ -7,10 +7,9 @@ lists, around nbgrader's own:
 - sanitize: :class:`SkipDemos` (demo cells blanked: nothing graded depends on them), then
   :class:`RepairCells` (:mod:`autograder.cell_repair`: every graded cell as the release has it),
   then nbgrader's ``ClearOutput`` ... ``OverwriteCells`` (the test cells' source from the gradebook);
-- autograde: :class:`autograder.verdict.TrustedExecute` (configured with the test cells and the
-  checks module) in the place of nbgrader's ``Execute`` (the
-  trusted verdict of every test cell), then :class:`RecordVerdicts` before nbgrader's
-  ``SaveAutoGrades``, whose ``determine_grade`` scores every cell;
+- autograde: :class:`autograder.verdict.TrustedExecute` in the place of nbgrader's ``Execute`` (the
+  trusted verdict of every test cell; configured with the test cells and the checks module), then
+  :class:`RecordVerdicts` before nbgrader's ``SaveAutoGrades``, whose ``determine_grade`` scores every cell;
 - feedback: :class:`ForStudents` first (the test cells as released, the grader's notes), then
   nbgrader's ``GetGrades`` and the page.
 
