@@ -249,6 +249,7 @@ def _fresh_process_state(start_dir: str) -> None:
 def _become(conn: socket.socket, request: dict, fds: list[int], start_dir: str) -> int:
     """In the forked child: the sandbox's limits, then the kernel (or the test code). Returns an exit code."""
     _prctl(_PR_SET_DUMPABLE, 1)  # as any process: its /proc files are its own (uid_map is written there)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the zygote, as the zygote with its worker (killed or not)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
