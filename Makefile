@@ -1,6 +1,7 @@
 # "From n-grams to BERT": the two commands of the README.
 #   make lab    create .venv, install the course, build the student notebooks if needed, open JupyterLab on notebooks/
 #   make test   create .venv, install the course with its cluster extra (Dask), run every test
+#   make test-fast   the developer's lane: no grading pipeline, no browser, nothing marked slow
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,7 @@ CLUSTER_STAMP := $(VENV)/.installed-cluster-$(shell cksum pyproject.toml | cut -
 LAB_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test install notebooks benchmark
+.PHONY: lab test test-fast install notebooks benchmark
 
 install: $(STAMP)
 
@@ -34,8 +35,16 @@ $(CLUSTER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[cluster]'
 	touch $@
 
+# the suite runs on every core (pytest-xdist); a test file's tests stay on one worker (tests/conftest.py)
+PYTEST_PARALLEL ?= -n auto --dist loadgroup
+
 test: $(CLUSTER_STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL)
+
+# a developer's lane: the references, the checks and the notebooks' sources, without the grading
+# pipeline, the browser and the tests marked slow (a few minutes on 2 cores)
+test-fast: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow and not pipeline" tests/models tests/checks tests/notebooks
 
 benchmark: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python benchmarks/run.py

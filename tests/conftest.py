@@ -19,6 +19,23 @@ DEVICES = [
 ]
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Keep a test file's tests on one pytest-xdist worker (``make test`` runs ``--dist loadgroup``).
+
+    A file's module-scoped fixtures (a graded batch, a built course, a solution namespace) are then
+    built once. A file that sets ``XDIST_SPLIT_BY = "<fixture>"`` is split by that module-scoped
+    fixture's parameter instead (tests/grading/test_pipeline.py: one batch per notebook), so its
+    batches run on both workers.
+    """
+    for item in items:
+        group = item.nodeid.split("::")[0]
+        split_by = getattr(item.module, "XDIST_SPLIT_BY", None) if hasattr(item, "module") else None
+        if split_by and hasattr(item, "callspec") and split_by in item.callspec.params:
+            group += f"[{item.callspec.params[split_by]}]"
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(params=DEVICES)
 def device(request):
     return torch.device(request.param)

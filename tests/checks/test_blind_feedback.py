@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "blind"))
 
 import measure  # noqa: E402
 
+pytestmark = pytest.mark.slow  # 375 wrong answers and 49 styles through their checks
+
 #: the share of each blind set whose feedback names the mistake
 NAMED_FLOOR = 0.90
 SETS = ["blind", "blind_holdout"]

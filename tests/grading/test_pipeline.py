@@ -20,6 +20,7 @@ from autograder.feedback import hidden_lines
 from notebook_runner import REPO, grade_ids
 
 pytestmark = pytest.mark.pipeline
+XDIST_SPLIT_BY = "graded"  # one notebook's batch per pytest-xdist group (tests/conftest.py)
 MODULES = {m.NOTEBOOK: m for m in answer_modules()}
 
 

@@ -15,6 +15,8 @@ import pytest
 from nbclient import NotebookClient
 from notebook_runner import LONGEST_OUTPUT, REPO
 
+pytestmark = pytest.mark.slow  # every blank notebook top to bottom in a kernel, demos included
+
 RELEASES = sorted(p.name for p in (REPO / "notebooks").glob("*.ipynb"))
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
