@@ -59,7 +59,8 @@ def connect(address: str, worker_seconds: float = WORKER_SECONDS) -> distributed
     30 s; ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s`` in the environment sets it).
     """
     try:
-        client = distributed.Client(address, set_as_default=False)
+        client = gateway_client(address) if address.startswith("gateway://") else \
+            distributed.Client(address, set_as_default=False)
     except (OSError, TimeoutError, ValueError) as err:
         raise SystemExit(f"cannot reach the Dask scheduler at {address}: {err}") from None
     try:
@@ -69,6 +70,24 @@ def connect(address: str, worker_seconds: float = WORKER_SECONDS) -> distributed
         raise SystemExit(f"no Dask worker joined the scheduler at {address} within {worker_seconds:g} s "
                          f"(start workers: README, 'Grading on a cluster'): {err}") from None
     return client
+
+
+def gateway_client(address: str) -> distributed.Client:
+    """A client of a Dask Gateway cluster, from its scheduler address (``gateway://PROXY/CLUSTER_NAME``).
+
+    A Gateway cluster's scheduler takes only clients with the cluster's TLS credentials, which the
+    gateway hands out: the gateway's address and authentication are Dask's configuration (on a
+    daskhub, the ``DASK_GATEWAY__*`` variables of every server, autograder/hub/values.yaml).
+    """
+    try:
+        from dask_gateway import Gateway
+    except ImportError:
+        raise SystemExit(NEEDS_DASK) from None
+    try:
+        cluster = Gateway().connect(address.rstrip("/").rsplit("/", 1)[1])
+    except Exception as err:  # noqa: BLE001 (the gateway's errors are of several kinds: say them in one line)
+        raise OSError(f"{type(err).__name__}: {err}") from None
+    return cluster.get_client(set_as_default=False)
 
 
 def dashboard(client: distributed.Client) -> str:
