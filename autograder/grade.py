@@ -40,6 +40,7 @@ from pathlib import Path
 import nbformat
 
 from . import cells, course, feedback, pipeline, sandbox, verdict, zygote
+from .progress import Progress
 from .sandbox import Limits
 
 MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
@@ -375,20 +376,27 @@ def grader_only_config(folder: Path):
 
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
-    limits: Limits | None = None, fork_kernels: bool = True,
+    limits: Limits | None = None, fork_kernels: bool = True, scheduler: str | None = None,
 ) -> list[Result]:
     """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html.
 
     With ``fork_kernels`` each worker's kernels fork from its zygote (:mod:`autograder.zygote`),
     which has imported what the notebook imports; without, each kernel starts as a new Python.
+    With ``scheduler`` (a Dask scheduler's address) the submissions are graded on its workers
+    (:mod:`autograder.cluster`) instead of local processes: the same grading, the same files in OUT.
     """
     limits = limits or Limits(cell_timeout=timeout)
     assignment = course.resolve_assignment(assignment)
     found = find_submissions(submissions, assignment)
+    if scheduler:
+        from . import cluster
+
+        client = cluster.connect(scheduler)  # before OUT is touched: an unreachable scheduler leaves nothing there
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     results: list[Result] = []
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, grader_only_config(Path(tmp) / "settings"):
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, grader_only_config(Path(tmp) / "settings"), \
+            (contextlib.closing(client) if scheduler else contextlib.nullcontext()):
         tmp_path = Path(tmp)
         template = tmp_path / "template"
         course.make_course_dir(template, assignment, limits.cell_timeout)
@@ -409,6 +417,7 @@ def grade(
                                       reason="the file name is not a usable student id (letters, digits, . _ - @)"))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(usable) or 1))
         pending: dict = {}  # future -> student id; a few per worker, so that few submissions are in memory at once
+        progress = Progress(len(usable))
 
         def collect(done) -> None:
             for future in done:
@@ -419,13 +428,22 @@ def grade(
                     reason = f"the grader failed on this submission ({type(err).__name__}: {err})"
                     results.append(_failed(Result(student_id, assignment), reason,
                                            work / "feedback" / f"{student_id}.html"))
+                progress.count(results[-1].status == "error")
 
-        with ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
-                                 initializer=Worker.start,
-                                 initargs=(str(work), str(tmp_path), kernel_argv, zygote.imports_of(batch.release),
-                                           fork_kernels)) as pool:
+        modules = zygote.imports_of(batch.release)
+        if scheduler:
+            pool = cluster.ClusterPool(client, cluster.GraderPlugin(cluster.pack(template), limits, modules,
+                                                                    fork_kernels, Worker, grader_only_config))
+            capacity = pool.capacity
+            progress.note(f"grading on the Dask cluster at {scheduler}; dashboard: {cluster.dashboard(client) or 'none'}")
+        else:
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+                                       initializer=Worker.start,
+                                       initargs=(str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
+            capacity = lambda: jobs  # noqa: E731
+        with pool:
             for student_id, path in usable.items():
-                while len(pending) >= 2 * jobs:
+                while len(pending) >= 2 * capacity():
                     collect(wait(pending, return_when=FIRST_COMPLETED).done)
                 try:
                     submission = path.read_bytes()
@@ -433,6 +451,7 @@ def grade(
                     results.append(_failed(Result(student_id, assignment, max_score=batch.max_score),
                                            f"the file could not be read ({err.strerror})",
                                            work / "feedback" / f"{student_id}.html"))
+                    progress.count(True)
                     continue
                 task = Task(batch, student_id, submission, str(work), limits, isolated)
                 pending[pool.submit(grade_one, task)] = student_id

@@ -21,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from nbformat import NotebookNode
+from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 
@@ -118,5 +119,7 @@ def steps(release: NotebookNode, findings: Findings) -> dict[str, list]:
         "sanitize": [SkipDemos(release), RepairCells(release, findings),
                      *Autograde.class_traits()["sanitize_preprocessors"].default()],
         "autograde": autograde,
-        "feedback": [ForStudents(released_tests, findings), *GenerateFeedback.class_traits()["preprocessors"].default()],
+        # a cell's printed lines as one output: how the kernel flushed them (timing) does not show on the page
+        "feedback": [ForStudents(released_tests, findings), CoalesceStreamsPreprocessor(enabled=True),
+                     *GenerateFeedback.class_traits()["preprocessors"].default()],
     }

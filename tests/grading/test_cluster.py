@@ -1,0 +1,262 @@
+"""Grading on a Dask cluster: a real scheduler and two workers, started here as processes on 127.0.0.1.
+
+One batch of notebook 05 (solutions in two styles, two catalogued mistakes, the blank release, a
+file that is not a notebook, and two hostile submissions: one that stops its kernel, one that edits
+a test cell to print a pass) is graded twice: ``--jobs 2`` on this machine, and ``--scheduler`` on the
+cluster. grades.csv, the feedback pages and results.json (but its seconds) must be the same. A second,
+smaller batch loses one of its two workers in the middle of a submission: every student still has a
+row, with the grade the local run gave. A scheduler nobody listens at: one line, exit 1, no OUT.
+
+Every process the tests start (scheduler, workers, the kernels those start) carries a marker in its
+environment; whatever still has it when a cluster stops is killed, and the kill test asserts that
+nothing was left.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from autograder.cells import answers, with_answers
+from notebook_runner import REPO
+import nb05_answers
+
+distributed = pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
+
+pytestmark = pytest.mark.pipeline
+NAME = "05_self_attention"
+LIMITS = ["--timeout", "8", "--wall-seconds", "30", "--memory-mb", "2048"]
+#: in the environment of every process a test's cluster starts (and of the kernels they start)
+MARKER = ("COURSE_CLUSTER_TEST", str(os.getpid()))
+SOLUTION = answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
+RELEASE = nbformat.read(REPO / "notebooks" / f"{NAME}.ipynb", as_version=4)
+WRONG = [nb05_answers.WRONG[0], nb05_answers.WRONG[3]]
+STYLE, ALTERNATIVE = next(iter(nb05_answers.ALTERNATIVES.items()))
+BATCH = {
+    "solution": SOLUTION,
+    f"alt_{STYLE}": {**SOLUTION, **ALTERNATIVE},
+    **{f"wrong_{w.name}": {**SOLUTION, w.cell: w.source} for w in WRONG},
+    "blank": {},
+    "os_exit": {**SOLUTION, "causal_mask": "import os\nos._exit(0)\n"},
+    "prints_a_pass": {**SOLUTION, "check_attention_scores": 'print("✔ attention_scores: correct.")',
+                      "attention_scores": WRONG[0].source},
+}
+KILL_BATCH = ["solution", "blank", f"wrong_{WRONG[0].name}", f"alt_{STYLE}"]
+
+
+def write_batch(folder: Path, students) -> Path:
+    folder.mkdir(parents=True)
+    for student in students:
+        if student == "broken":
+            (folder / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
+        else:
+            nbformat.write(with_answers(RELEASE, BATCH[student]), folder / f"{student}.ipynb")
+    return folder
+
+
+def environment() -> dict[str, str]:
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "HF_HUB_OFFLINE": "1", MARKER[0]: MARKER[1], "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "5s"}
+
+
+def grade_command(subs: Path, out: Path, *where: str) -> list[str]:
+    return [sys.executable, "-m", "autograder", "grade", NAME, str(subs), "--out", str(out), *LIMITS, *where]
+
+
+def grade(subs: Path, out: Path, *where: str) -> subprocess.CompletedProcess:
+    proc = subprocess.run(grade_command(subs, out, *where), capture_output=True, text=True, timeout=900,
+                          env=environment())
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def marked_processes() -> dict[int, str]:
+    """Processes whose environment has this test run's marker: pid -> command line."""
+    found = {}
+    needle = f"\0{MARKER[0]}={MARKER[1]}\0".encode()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if needle in b"\0" + (entry / "environ").read_bytes():
+                    found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
+            except OSError:
+                continue
+    return found
+
+
+class Cluster:
+    """``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, each in its own session."""
+
+    def __init__(self, folder: Path, workers: int = 2):
+        self.processes: list[subprocess.Popen] = []
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        dask = [sys.executable, "-m"]
+        self.start(folder / "scheduler.log", *dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                   "--port", self.address.rsplit(":", 1)[1], "--dashboard-address", f"127.0.0.1:{free_port()}")
+        for index in range(workers):
+            self.start(folder / f"worker-{index}.log", *dask, "distributed.cli.dask_worker", self.address,
+                       "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
+                       "--name", f"worker-{index}")
+        self.client = None
+        try:
+            self.client = distributed.Client(self.address, timeout=60, set_as_default=False)
+            self.client.wait_for_workers(workers, timeout=120)
+        except BaseException:
+            self.stop()
+            raise
+
+    def start(self, log: Path, *command: str) -> None:
+        with log.open("wb") as handle:
+            self.processes.append(subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT,
+                                                   env=environment(), start_new_session=True, cwd=log.parent))
+
+    def worker_pids(self) -> dict[str, int]:
+        """Worker address -> its process id (asked of the workers themselves, between tasks or not)."""
+        return self.client.run(os.getpid)
+
+    def stop(self) -> dict[int, str]:
+        """Kill every process this cluster started, and what those started (the marker); returns the
+        processes that were still running once the scheduler and the workers were gone."""
+        try:
+            if self.client is not None:
+                self.client.close(timeout=10)
+        except Exception:  # noqa: BLE001 (the scheduler may be gone already)
+            pass
+        for process in self.processes:
+            try:
+                os.killpg(process.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            process.wait(timeout=30)
+        time.sleep(1)  # what dies with its parent (the zygote, the kernels) has died
+        left = marked_processes()
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return left
+
+
+def rows(out: Path) -> dict[str, dict]:
+    with open(out / "grades.csv", newline="") as handle:
+        return {row["student_id"]: row for row in csv.DictReader(handle)}
+
+
+def results(out: Path) -> dict[str, dict]:
+    """results.json by student, without the seconds (which differ from run to run)."""
+    return {r["student_id"]: {k: v for k, v in r.items() if k != "seconds"}
+            for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
+
+
+@pytest.fixture(scope="module")
+def submissions(tmp_path_factory) -> Path:
+    return write_batch(tmp_path_factory.mktemp("cluster") / "submissions", [*BATCH, "broken"])
+
+
+@pytest.fixture(scope="module")
+def local(submissions) -> Path:
+    out = submissions.parent / "local"
+    grade(submissions, out, "--jobs", "2")
+    return out
+
+
+@pytest.fixture(scope="module")
+def on_cluster(submissions, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cluster-run")
+    cluster = Cluster(folder)
+    try:
+        proc = grade(submissions, folder / "out", "--scheduler", cluster.address)
+    finally:
+        cluster.stop()
+    return folder / "out", proc
+
+
+def test_the_batch_covers_what_the_issue_names(local):
+    graded = rows(local)
+    assert set(graded) == {*BATCH, "broken"}
+    assert float(graded["solution"]["score"]) > 0 and float(graded["blank"]["score"]) == 0
+    assert graded["broken"]["status"] == "error" and "invalid JSON" in graded["broken"]["reason"]
+    assert "process running the notebook stopped" in graded["os_exit"]["reason"]
+    assert float(graded["prints_a_pass"]["score"]) < float(graded["solution"]["score"])
+    for wrong in WRONG:
+        assert float(graded[f"wrong_{wrong.name}"]["score"]) < float(graded["solution"]["score"]), wrong.name
+
+
+def test_grades_csv_is_the_local_one(local, on_cluster):
+    out, _ = on_cluster
+    assert (out / "grades.csv").read_text(encoding="utf-8") == (local / "grades.csv").read_text(encoding="utf-8")
+
+
+def test_results_json_is_the_local_one_but_the_seconds(local, on_cluster):
+    out, _ = on_cluster
+    assert results(out) == results(local)
+
+
+def test_feedback_pages_are_the_local_ones(local, on_cluster):
+    out, _ = on_cluster
+    pages = sorted(p.name for p in (local / "feedback").glob("*.html"))
+    assert pages == sorted(p.name for p in (out / "feedback").glob("*.html"))
+    assert len(pages) == len(BATCH) + 1
+    for page in pages:
+        assert (out / "feedback" / page).read_bytes() == (local / "feedback" / page).read_bytes(), page
+
+
+def test_progress_and_dashboard_on_the_terminal(on_cluster):
+    _, proc = on_cluster
+    assert "dashboard: http://127.0.0.1:" in proc.stderr
+    total = len(BATCH) + 1
+    assert f"graded {total}/{total} (2 failed), 0 remaining" in proc.stderr  # broken and os_exit
+
+
+def test_a_worker_killed_mid_batch_loses_no_student(local, tmp_path):
+    subs = write_batch(tmp_path / "submissions", KILL_BATCH)
+    cluster = Cluster(tmp_path)
+    left: dict[int, str] = {}
+    try:
+        batch = subprocess.Popen(grade_command(subs, tmp_path / "out", "--scheduler", cluster.address),
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+        victim = None
+        deadline = time.monotonic() + 600
+        while victim is None and batch.poll() is None and time.monotonic() < deadline:
+            busy = [addr for addr, keys in cluster.client.processing().items() if keys]
+            if busy:
+                time.sleep(3)  # into the submission's grading
+                victim = busy[0]
+                os.killpg(cluster.worker_pids()[victim], signal.SIGKILL)
+            time.sleep(0.5)
+        stdout, stderr = batch.communicate(timeout=900)
+        assert victim is not None, "no worker was ever given a submission"
+        assert victim not in cluster.worker_pids(), "the killed worker is still in the cluster"
+        assert batch.returncode == 0, stdout[-3000:] + stderr[-3000:]
+    finally:
+        left = cluster.stop()
+    assert left == {}, "a process the cluster started was still running after the batch"
+    expected = results(local)
+    assert results(tmp_path / "out") == {student: expected[student] for student in KILL_BATCH}
+
+
+def test_an_unreachable_scheduler_is_one_line_and_no_output(tmp_path):
+    subs = write_batch(tmp_path / "submissions", ["blank"])
+    address = f"tcp://127.0.0.1:{free_port()}"  # nobody listens there
+    proc = subprocess.run(grade_command(subs, tmp_path / "out", "--scheduler", address), capture_output=True,
+                          text=True, timeout=120, env=environment())
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert f"cannot reach the Dask scheduler at {address}" in proc.stderr
+    assert not (tmp_path / "out").exists()
