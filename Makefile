@@ -35,11 +35,13 @@ $(CLUSTER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[cluster]'
 	touch $@
 
-# the suite runs on every core (pytest-xdist); a test file's tests stay on one worker (tests/conftest.py)
+# the suite runs on every core (pytest-xdist; a test file's tests stay on one worker, tests/conftest.py),
+# then the browser tests alone
 PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 test: $(CLUSTER_STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL)
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not serial"
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m serial
 
 # a developer's lane: the references, the checks and the notebooks' sources, without the grading
 # pipeline, the browser and the tests marked slow (a few minutes on 2 cores)

@@ -26,9 +26,12 @@ def pytest_collection_modifyitems(config, items):
     A file's module-scoped fixtures (a graded batch, a built course, a solution namespace) are then
     built once. A file that sets ``XDIST_SPLIT_BY = "<fixture>"`` is split by that module-scoped
     fixture's parameter instead (tests/grading/test_pipeline.py: one batch per notebook), so its
-    batches run on both workers.
+    batches run on both workers. The browser tests are marked ``serial``: ``make test`` runs them
+    after the parallel part, alone on the machine.
     """
     for item in items:
+        if item.nodeid.startswith("tests/browser/"):
+            item.add_marker(pytest.mark.serial)  # Chromium's waits time out beside a busy worker
         group = item.nodeid.split("::")[0]
         split_by = getattr(item.module, "XDIST_SPLIT_BY", None) if hasattr(item, "module") else None
         if split_by and hasattr(item, "callspec") and split_by in item.callspec.params:
