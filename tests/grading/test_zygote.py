@@ -147,7 +147,8 @@ def test_a_process_that_is_not_the_workers_child_is_refused(running_zygote):
 
 def test_an_interrupt_reaches_the_forked_kernel(running_zygote):
     kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="cgp-"))
-    code = ("import time\nprint('ready', flush=True)\ntry:\n    time.sleep(60)\n"
+    # 'ready' is printed inside the try: an interrupt that arrives before sleep starts is still caught
+    code = ("import time\ntry:\n    print('ready', flush=True)\n    time.sleep(60)\n"
             "except KeyboardInterrupt:\n    print('interrupted', flush=True)\n")
     proc = subprocess.Popen(sandbox_command(kdir, pid_dir, code, running_zygote.socket_path), stdout=subprocess.PIPE,
                             text=True, start_new_session=True)
