@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import course_lib.bert as course_bert
-from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
                                 check_tensor, compare_answer, describe_value, probe, report_pass)
 

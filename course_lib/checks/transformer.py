@@ -188,7 +188,7 @@ def plain_multi_head_attention(query, key, value, w, num_heads, mask=None, *, sp
                                mask_dims="per_sequence", merge="transpose_back"):
     """Multi-head attention with plain tensor operations, correct or with one known mistake."""
     B, T_q, d = query.shape
-    T_k, d_head = key.shape[1], d // num_heads
+    d_head = d // num_heads
 
     def heads(x):  # (B, T, d) -> (B, h, T, d_head)
         if split == "wrong_axis":  # reads the (T, d) block as if it were (h, T, d_head)
@@ -614,4 +614,4 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
         if missing:
             raise AnswerError(ex, f"no gradient reaches self.{missing[0]}: use the layer's own weight and bias in "
                                   "forward (not a detached copy or a tensor made once in __init__).")
-    report_pass(ex, f"equal to nn.MultiheadAttention with copied q/k/v/out projections; gradients reach all four")
+    report_pass(ex, "equal to nn.MultiheadAttention with copied q/k/v/out projections; gradients reach all four")

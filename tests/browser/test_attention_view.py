@@ -1,7 +1,6 @@
 """course_lib.attention_view: bertviz's views with their JavaScript inlined, drawn in a browser with no network."""
 from __future__ import annotations
 
-import base64
 import io
 import re
 import shutil

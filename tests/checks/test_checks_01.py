@@ -27,7 +27,6 @@ def test_wrong_return_types_are_explained():
     with pytest.raises(AnswerError, match="number"):
         check_ngram_prob(lambda *a, **k: "0.5")
     with pytest.raises(AnswerError, match="sign|at least 1"):
-        import math
         check_perplexity(lambda s, c, cc, n, k=0.0, vocab_size=None: 1 / check_perplexity_value(s, c, cc, n, k, vocab_size))
 
 

@@ -1,7 +1,6 @@
 """The instructor's commands that need no grading run: release, feedback, report; and the sandbox's limits."""
 import csv
 import json
-import resource
 import subprocess
 import sys
 import tomllib

@@ -21,7 +21,7 @@ import torch
 from autograder import cell_repair, verdict
 from autograder.grade import grader_only_config, read_submission
 from course_lib import answer_wire, remote_answer
-from course_lib.answer_wire import WireError, decode, encode, read_reply
+from course_lib.answer_wire import WireError, encode, read_reply
 from notebook_runner import REPO, SolutionKernel, grade_ids
 
 SELF_ATTENTION = "course_lib.checks.self_attention"
