@@ -24,7 +24,7 @@ END = "<!-- end measured -->"
 
 
 def ran_on(meta: dict) -> str:
-    load_1min = f", load {meta['load_1min']:g} at the start" if meta.get("load_1min") is not None else ""
+    load_1min = f", 1-min load {meta['load_1min']:g} when saved" if meta.get("load_1min") is not None else ""
     return f"{meta['date'].replace('T', ' ')} on {meta['cpu']} ({meta['cores']} cores{load_1min}), torch {meta['torch']}"
 
 

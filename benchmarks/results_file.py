@@ -27,7 +27,7 @@ def cpu_name() -> str:
 
 
 def machine() -> dict:
-    """The date, the machine and how busy it was when a measurement started."""
+    """The date, the machine and how busy it was (the 1-minute load average) when this is called."""
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     return {"date": datetime.datetime.now().isoformat(timespec="minutes"), "cpu": cpu_name(), "cores": os.cpu_count(),
             "load_1min": round(load, 2) if load is not None else None, "torch": torch.__version__,

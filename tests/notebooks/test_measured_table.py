@@ -50,7 +50,7 @@ def test_section_shows_each_measurement_with_its_budget_and_machine(results):
     results("class_of_200", {"notebook": "05_self_attention", "kinds": {"solution": 150, "blank": 50}, "jobs": 2,
                              "class_of_200_s": 400.0, "s_per_submission": 2.0})
     section = measured_table.render()
-    assert "2030-01-02 03:04 on Test CPU (2 cores, load 0.5 at the start), torch 9.9" in section
+    assert "2030-01-02 03:04 on Test CPU (2 cores, 1-min load 0.5 when saved), torch 9.9" in section
     assert "| solution notebook 07_bert | ≤ 90.0 s | 95.5 s | 1.06 | NO |" in section
     assert "| solution notebook 01_ngrams | ≤ 60.0 s | 4.3 s | 0.07 | yes |" in section
     budget = f"≤ {budgets.CLASS_OF_200_S / 60:.1f} min"
