@@ -40,7 +40,7 @@ $(CLUSTER_STAMP): $(STAMP)
 PYTEST_PARALLEL ?= -n auto --dist loadgroup
 
 test: $(CLUSTER_STAMP)
-	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not serial"
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not serial" --durations=25
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m serial
 
 # a developer's lane: the references, the checks and the notebooks' sources, without the grading

@@ -1,4 +1,5 @@
 """Shared fixtures: the devices to test on (CPU always, CUDA when torch sees one), seeding and one thread."""
+import os
 import sys
 from pathlib import Path
 
@@ -12,6 +13,15 @@ collect_ignore = ["grading/redteam_blind"]
 
 #: the helpers every area shares (notebook_runner, answer_catalogue, nbNN_answers)
 sys.path.insert(0, str(Path(__file__).resolve().parent / "support"))
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # ``make test`` runs one worker per core. A worker and every kernel, grader and notebook it starts use one
+    # CPU thread: two processes that each spin two OpenMP threads on two cores slow down many times over
+    # (solutions/04_lstm.ipynb: 94 s alone; two copies side by side, 134 s each on one thread and over
+    # 15 min each on two threads).
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    torch.set_num_threads(1)
 
 DEVICES = [
     pytest.param("cpu", id="cpu"),

@@ -280,10 +280,32 @@ def _sandboxed_processes() -> dict[str, str]:
 BEFORE = _sandboxed_processes()
 
 
+def _started_by_another_worker(pid: str) -> bool:
+    """Whether one of the process's ancestors belongs to another pytest-xdist worker: a grading that a test
+    file beside this one runs at the same time (``make test`` runs two workers), not a process of this batch."""
+    ours = os.environ.get("PYTEST_XDIST_WORKER")
+    while pid not in ("0", "1"):
+        try:
+            status = (Path("/proc") / pid / "status").read_text()
+        except OSError:
+            return False
+        try:
+            environ = (Path("/proc") / pid / "environ").read_bytes().split(b"\0")
+        except OSError:  # a sandboxed process's environment may be closed to us: its ancestors still tell
+            environ = []
+        worker = next((v[len(b"PYTEST_XDIST_WORKER="):].decode() for v in environ
+                       if v.startswith(b"PYTEST_XDIST_WORKER=")), None)
+        if worker is not None and worker != ours:
+            return True
+        pid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+    return False
+
+
 def still_running() -> list[str]:
     """Processes started by a grading of this batch that still run: the marker is in the environment of
     the grader's own processes, and every process of an isolated kernel is in a PID namespace of its own."""
-    found = [f"{pid}: {command[:80]}" for pid, command in _sandboxed_processes().items() if pid not in BEFORE]
+    found = [f"{pid}: {command[:80]}" for pid, command in _sandboxed_processes().items()
+             if pid not in BEFORE and not _started_by_another_worker(pid)]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
