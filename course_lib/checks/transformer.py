@@ -1,4 +1,5 @@
-"""Checks for notebook 06 (the Transformer): positional encoding, multi-head attention, add & norm, an encoder block.
+"""Checks for notebook 06 (the Transformer): positional encoding, multi-head attention, add & norm, an encoder block,
+and (in :mod:`course_lib.checks.sampling`, re-exported here) drawing the next token with a temperature and top-k.
 
 References are independent of ``course_lib.transformer``: the formula of the lecture "Pre-trained NLP Model: BERT"
 written out with ``torch.pow`` for the positions, and PyTorch's own ``nn.MultiheadAttention``, ``F.layer_norm`` and
@@ -23,11 +24,13 @@ from torch import nn
 import course_lib.attention as course_attention
 import course_lib.transformer as course_transformer
 from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.sampling import check_sample_next, exact_next_token_probs, sample_next_mistakes  # noqa: F401
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
                                 compare_answer, describe_value, explain, probe, report_pass)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
+LEARNS_MARGIN = 0.5  # nats per character below the unigram entropy that a language model must reach to have learnt context
 
 _POSITION_BUILTINS = [
     Banned(course_transformer, "positional_encoding", "course_lib.transformer.positional_encoding"),
@@ -615,3 +618,46 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
             raise AnswerError(ex, f"no gradient reaches self.{missing[0]}: use the layer's own weight and bias in "
                                   "forward (not a detached copy or a tensor made once in __init__).")
     report_pass(ex, "equal to nn.MultiheadAttention with copied q/k/v/out projections; gradients reach all four")
+
+
+# ---------------------------------------------------------------------------
+# a language model built from the student's blocks (a demo's check: it prints a verdict, it is not graded)
+
+
+def check_char_lm(model: nn.Module, valid_loss: float, unigram_nats: float, *, margin: float = LEARNS_MARGIN,
+                  seed: int = 0) -> None:
+    """The model is causal (changing the last character of a window changes no earlier position's logits) and its
+    held-out loss ``valid_loss`` (nats per character) is at least ``margin`` nats below ``unigram_nats``, the loss of
+    knowing only how often each character occurs."""
+    ex = "CharTransformer"
+    if not isinstance(model, nn.Module):
+        raise AnswerError(ex, f"expected the trained model (an nn.Module), got {describe_value(model)}.")
+    for name, value in (("valid_loss", valid_loss), ("unigram_nats", unigram_nats)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise AnswerError(ex, f"{name} should be a finite number of nats, got {describe_value(value)}.")
+    vocab_size = model.head.out_features if isinstance(getattr(model, "head", None), nn.Linear) else None
+    length = getattr(model, "block_size", 16)
+    if vocab_size is None:
+        raise AnswerError(ex, "the model needs a linear output layer `head` (d_model -> vocabulary).")
+    first = next(model.parameters())
+    g = torch.Generator().manual_seed(seed)
+    idx = torch.randint(vocab_size, (2, length), generator=g).to(first.device)
+    changed = idx.clone()
+    changed[:, -1] = (changed[:, -1] + 1) % vocab_size
+    was_training = model.training
+    model.eval()
+    with torch.no_grad():
+        before, _ = model(idx)
+        after, _ = model(changed)
+    model.train(was_training)
+    if not torch.allclose(before[:, :-1], after[:, :-1], rtol=1e-4, atol=1e-5):
+        raise AnswerError(ex, "the logits at earlier positions change when only the LAST character changes, so the "
+                              "model sees the future it predicts: your encoder_block (or multi_head_attention) does not "
+                              "apply the causal mask (True = may attend, masked scores set to -inf before the softmax).")
+    if valid_loss > unigram_nats - margin:
+        raise AnswerError(ex, f"the held-out loss {valid_loss:.3f} nats per character is not {margin:g} nats below the "
+                              f"unigram entropy {unigram_nats:.3f} nats: the model has learnt little beyond how often "
+                              "each character occurs. Check that your positional_encoding and encoder_block pass their "
+                              "checks, then train it again.")
+    report_pass(ex, f"causal; held-out loss {valid_loss:.3f} nats per character, {unigram_nats - valid_loss:.2f} below "
+                    f"the unigram entropy {unigram_nats:.3f}")

@@ -18,8 +18,10 @@
 #
 # In this notebook you will write the first four as functions, each checked against PyTorch's own
 # module with the same weights; measure the complexity argument of the lecture "LSTMs & Transformers" (attention costs $O(n^2 d)$,
-# recurrence $O(n d^2)$ and $n$ sequential steps); and train a Transformer language model on the
-# same Python source as notebook 04's LSTM, then compare every language model of the course on it.
+# recurrence $O(n d^2)$ and $n$ sequential steps); write the sampler that turns a model's logits into
+# text (temperature and top-k); build a character language model from your own blocks, train it beside
+# the course's on the same Python source as notebook 04's LSTM and let it write with your sampler; then
+# compare every language model of the course on that corpus.
 #
 # **How the exercises work.** As before: fill in the cells with `# YOUR CODE HERE`, then run the
 # read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
@@ -407,7 +409,253 @@ plt.show()
 # not pass through n steps (no vanishing over distance)".
 
 # %% [markdown]
-# ## 6. A Transformer language model, and every model of the course on one corpus
+# ## 6. Drawing the next token: temperature and top-k
+#
+# A language model gives, at every position, one **logit** $z_j$ per token of the vocabulary; the
+# softmax turns them into the probabilities of the next token. To *generate* text, draw the next token
+# from those probabilities, append it, and run the model again. Two knobs change the distribution
+# before the draw:
+#
+# - **temperature** $T > 0$: $p = \mathrm{softmax}(z / T)$. With $T < 1$ the differences between the
+#   logits grow and the distribution sharpens (as $T \to 0$ it becomes the argmax: always the likeliest
+#   token); with $T > 1$ it flattens (as $T \to \infty$ it becomes uniform). $T = 1$ is the model's own
+#   distribution. $T = 0$ itself is not allowed: $z / 0$ is not a distribution.
+# - **top-k**: keep only the $k$ largest logits of each row and set the others to $-\infty$, so that
+#   they get probability exactly 0 and the softmax shares the whole probability among the kept tokens.
+#   It cuts off the long tail of unlikely tokens: each is rare, but there are many of them, and one bad
+#   character is enough to derail a sample.
+#
+# For example, with logits $z = (2, 1, 0, -1)$: at $T = 1$ the probabilities are
+# $(0.644, 0.237, 0.087, 0.032)$; at $T = 0.5$, $(0.865, 0.117, 0.016, 0.002)$; at $T = 2$,
+# $(0.455, 0.276, 0.167, 0.102)$; and with $T = 1$, top-$k = 2$: $(0.731, 0.269, 0, 0)$.
+#
+# Write `sample_next(logits, temperature=1.0, top_k=None, generator=None)`:
+#
+# - `logits` is a float tensor of shape (vocab,) or (batch, vocab). Return the drawn token ids as an
+#   int64 (`torch.long`) tensor on the same device: a 0-dimensional tensor for (vocab,) logits, shape
+#   (batch,) for (batch, vocab) logits, with **one independent draw per row**.
+# - Divide the logits by `temperature`. Raise a `ValueError` (with a sentence saying why) when
+#   `temperature <= 0`.
+# - `top_k`: `None` or `0` means no restriction. Otherwise keep, in each row, every logit that is
+#   greater than or equal to the row's k-th largest logit and set the others to $-\infty$. When several
+#   logits tie with the k-th largest value they are all kept (so more than k tokens can survive): which
+#   of two equal logits to drop would otherwise be arbitrary. Raise a `ValueError` when `top_k` is
+#   larger than the vocabulary.
+# - Draw every random number from `generator` (a `torch.Generator`), so that a generator seeded the
+#   same way gives the same ids: `torch.multinomial(probs, 1, generator=generator)` draws one id per
+#   row. Any other correct way of drawing is fine too.
+# - Do not change `logits` in place.
+#
+# `torch.softmax`, `torch.topk` and `torch.multinomial` are all allowed; the course's own sampler
+# (`course_lib.train.sample`) is switched off while your function is graded.
+#
+# **How it is checked.** Your function draws thousands of times from the same logits (rows of a
+# batch repeated 4000 times each, one call), and the check compares how often each token came out with
+# the exact probabilities, computed in float64: every frequency must lie within 5 standard deviations
+# of its probability (the check uses a fixed seed, so its verdict is the same every time you run it),
+# and a token outside the top k must never come out. It also checks that two generators seeded alike
+# give the same ids and different seeds different ones, that a single (vocab,) row gives a
+# 0-dimensional id, and that a bad `temperature` or `top_k` raises `ValueError`.
+
+# %% [answer] id=sample_next
+def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    """logits (vocab,) or (batch, vocab) -> token ids () or (batch,), int64, drawn from softmax(logits / temperature)
+    restricted to the top_k largest logits (None or 0: no restriction)."""
+    ### BEGIN SOLUTION
+    if temperature <= 0:
+        raise ValueError(f"temperature must be positive, got {temperature}: logits / temperature must be a distribution.")
+    vocab_size = logits.shape[-1]
+    if top_k is not None and top_k > vocab_size:
+        raise ValueError(f"top_k = {top_k} is larger than the vocabulary ({vocab_size} tokens).")
+    scaled = logits / temperature  # (..., vocab): a new tensor, the caller's logits stay as they were
+    if top_k:
+        kth = torch.topk(scaled, top_k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest of each row
+        scaled = scaled.masked_fill(scaled < kth, float("-inf"))  # ties with the k-th are kept
+    probs = torch.softmax(scaled, dim=-1)  # (..., vocab)
+    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)  # (...,): one draw per row
+    ### END SOLUTION
+
+# %% [tests] id=check_sample_next points=3
+"""Check my answer: draw frequencies against the exact probabilities (temperature 0.5, 2 and 1.3; top_k None, 3 and 0;
+ties at the k-th logit), a single (vocab,) row, a seeded generator, and ValueError for a bad temperature or top_k."""
+checks.check_sample_next(sample_next)
+### BEGIN HIDDEN TESTS
+checks.check_sample_next(sample_next, vocab_size=20, dtype=torch.float64, seed=3)
+checks.check_sample_next(sample_next, vocab_size=50, draws=3000, seed=11)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# What the two knobs do, on one row of logits: the bars are the exact probabilities, the dots how often
+# your `sample_next` drew each token in 20 000 draws.
+
+# %% [demo]
+z = torch.tensor([2.0, 1.0, 0.5, 0.0, -0.5, -1.0, -1.5, -2.0])  # one row of logits, 8 tokens
+settings = [(0.5, None), (1.0, None), (2.0, None), (1.0, 3)]
+fig, axes = plt.subplots(1, len(settings), figsize=(13, 2.8), sharey=True)
+for ax, (T, k) in zip(axes, settings):
+    exact = torch.softmax(z / T, dim=-1)
+    if k:
+        exact = torch.where(z >= torch.sort(z, descending=True).values[k - 1], exact, torch.zeros(()))
+        exact = exact / exact.sum()
+    ids = sample_next(z.repeat(20_000, 1), T, k, torch.Generator().manual_seed(0))  # (20000,)
+    drawn = torch.bincount(ids, minlength=len(z)) / len(ids)
+    ax.bar(range(len(z)), exact, color="C0", alpha=0.6, label="softmax(z / T), top k")
+    ax.plot(range(len(z)), drawn, "o", color="C3", label="your draws")
+    ax.set(title=f"T = {T:g}" + (f", top-k = {k}" if k else ""), xlabel="token")
+axes[0].set_ylabel("probability")
+axes[0].legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## 7. Your own Transformer language model
+#
+# Your pieces are enough for a language model. `CharTransformer` below is written with them only: a
+# character embedding plus **your** `positional_encoding`, then a few of **your** `encoder_block`s, each
+# with a causal mask (position $t$ may look at positions $0..t$ only, so that it cannot peek at the
+# character it predicts), then a linear layer to one logit per character. Each block keeps its weights
+# in your `MultiHeadAttention`'s four projections, two `nn.Linear` layers for the feed-forward network
+# and two `nn.LayerNorm`s (used only to hold $\gamma$ and $\beta$), and hands them to your
+# `encoder_block` as the dict it expects. It follows the course's model contract,
+# `logits, loss = model(idx, targets=None)`, so the course's training loop trains it.
+#
+# Below, it and the course's `TransformerLM` (the same sizes, but pre-norm and PyTorch's fused
+# attention) are trained for the same few seconds on the same characters of notebook 04's corpus, and
+# both are scored on the same held-out text. The yardstick is the **unigram entropy** of the corpus:
+# the loss of a model that knows only how often each character occurs and ignores the context. A
+# model that learnt anything about context must get well below it.
+
+# %% [demo]
+from IPython.display import Markdown, display
+
+from course_lib import data
+from course_lib.train import TrainConfig, evaluate, iterate_batches, lm_loss, sequence_batches, train
+from course_lib.transformer import TransformerConfig, TransformerLM
+
+
+class YourBlock(nn.Module):
+    """The weights of one encoder block; the computation is your encoder_block."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.num_heads = num_heads
+        self.attention = MultiHeadAttention(d_model, num_heads)  # q_proj, k_proj, v_proj, out_proj
+        self.norm_1, self.norm_2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)  # gamma and beta only
+        self.ff_1, self.ff_2 = nn.Linear(d_model, d_ff), nn.Linear(d_ff, d_model)
+
+    def forward(self, x, mask):
+        a = self.attention
+        weights = {"W_q": a.q_proj.weight, "b_q": a.q_proj.bias, "W_k": a.k_proj.weight, "b_k": a.k_proj.bias,
+                   "W_v": a.v_proj.weight, "b_v": a.v_proj.bias, "W_o": a.out_proj.weight, "b_o": a.out_proj.bias,
+                   "gamma_1": self.norm_1.weight, "beta_1": self.norm_1.bias, "W_1": self.ff_1.weight,
+                   "b_1": self.ff_1.bias, "W_2": self.ff_2.weight, "b_2": self.ff_2.bias,
+                   "gamma_2": self.norm_2.weight, "beta_2": self.norm_2.bias}
+        return encoder_block(x, weights, self.num_heads, mask)
+
+
+class CharTransformer(nn.Module):
+    """Embedding + your positional encoding -> your encoder blocks (causal) -> logits for the next character."""
+
+    def __init__(self, vocab_size, block_size, d_model=64, num_heads=4, d_ff=128, num_layers=2):
+        super().__init__()
+        self.block_size = block_size
+        self.embedding = nn.Embedding(vocab_size, d_model)
+        self.register_buffer("positions", positional_encoding(block_size, d_model).float())  # (block_size, d_model)
+        self.blocks = nn.ModuleList(YourBlock(d_model, num_heads, d_ff) for _ in range(num_layers))
+        self.head = nn.Linear(d_model, vocab_size)
+
+    def forward(self, idx, targets=None):
+        T = idx.shape[1]  # idx (B, T) character ids, T <= block_size
+        x = self.embedding(idx) + self.positions[:T]  # (B, T, d_model)
+        causal = torch.ones(T, T, dtype=torch.bool, device=idx.device).tril()  # (T, T): key j <= query i
+        for block in self.blocks:
+            x = block(x, causal)  # (B, T, d_model)
+        logits = self.head(x)  # (B, T, vocab)
+        return logits, None if targets is None else lm_loss(logits, targets)
+
+
+text = data.stdlib_source_text(max_chars=400_000, seed=0)  # notebook 04's corpus
+itos, stoi = data.char_vocab(text)
+ids = torch.tensor([stoi[c] for c in text])
+split = int(0.9 * len(ids))
+train_ids, valid_ids = ids[:split], ids[split:]
+frequencies = torch.bincount(train_ids, minlength=len(itos)).double() / len(train_ids)
+unigram_nats = float(-(frequencies[frequencies > 0] * frequencies[frequencies > 0].log()).sum())
+
+block_size, seconds = 64, 4.0  # seconds of training per model
+n_valid = 128 * block_size  # 8192 held-out characters to score
+valid_x, valid_y = valid_ids[:n_valid].view(-1, block_size), valid_ids[1:n_valid + 1].view(-1, block_size)  # (128, 64)
+models = {"your CharTransformer": CharTransformer(len(itos), block_size),
+          "course TransformerLM": TransformerLM(TransformerConfig(vocab_size=len(itos), block_size=block_size, d_model=64,
+                                                                 num_heads=4, num_layers=2, d_ff=128))}
+histories, valid_nats = {}, {}
+with torch_threads(1):
+    for name, model in models.items():
+        torch.manual_seed(0)
+        model.to(device)
+        histories[name] = train(model, sequence_batches(train_ids, block_size, 32),
+                                TrainConfig(steps=10 ** 9, lr=3e-3, time_budget_s=seconds, progress=False))
+        valid_nats[name] = evaluate(model, iterate_batches(valid_x, valid_y, 64))["loss"]
+
+fig, ax = plt.subplots(figsize=(7, 3.5))
+for name, h in histories.items():
+    t = torch.tensor(h.train_steps, dtype=torch.float64) * h.seconds / len(h.train_steps)  # seconds, roughly
+    smooth = torch.tensor(h.train_loss).unfold(0, 10, 1).mean(1)
+    ax.plot(t[9:], smooth, label=f"{name}: {len(h.train_steps)} steps")
+ax.axhline(unigram_nats, color="k", ls="--", lw=1, label="unigram entropy (no context)")
+ax.set(xlabel="training seconds", ylabel="training loss (nats per character, mean of 10 steps)",
+       title="the same seconds, the same characters")
+ax.legend(fontsize=8)
+plt.show()
+checks.check_char_lm(models["your CharTransformer"], valid_nats["your CharTransformer"], unigram_nats)
+
+# %% [demo]
+yours, course = valid_nats["your CharTransformer"], valid_nats["course TransformerLM"]
+steps = {name: len(h.train_steps) for name, h in histories.items()}
+display(Markdown(
+    f"On the held-out characters your model's loss is **{yours:.3f} nats per character** "
+    f"({yours / math.log(2):.2f} bits) after {steps['your CharTransformer']} steps in {seconds:g} seconds; the course's "
+    f"`TransformerLM` reaches {course:.3f} nats ({course / math.log(2):.2f} bits) in {steps['course TransformerLM']} "
+    f"steps. The unigram entropy of the training text is {unigram_nats:.3f} nats ({unigram_nats / math.log(2):.2f} "
+    f"bits), so your model is {unigram_nats - yours:.2f} nats below what character frequencies alone give: it uses the "
+    f"context. In the same time the course's model took "
+    f"{steps['course TransformerLM'] / max(steps['your CharTransformer'], 1):.1f} times as many steps as yours: "
+    "it uses PyTorch's fused attention kernel and LayerNorm, where yours stores the attention weights and normalises "
+    "by hand. Its blocks are also pre-norm, which lets the gradient pass each block on the residual path unchanged."))
+
+# %% [markdown]
+# Now text, drawn with **your** `sample_next`: the model reads the last `block_size` characters,
+# `sample_next` draws the next one from the logits at the last position, and the loop appends it.
+# The same prompt and the same seed at three temperatures, and once with top-k:
+
+# %% [demo]
+@torch.no_grad()
+def generate(model, prompt, length, temperature, top_k=None, seed=0):
+    """Extend the string ``prompt`` by ``length`` characters, each drawn with your sample_next."""
+    generator = torch.Generator(device=device).manual_seed(seed)
+    idx = torch.tensor([[stoi[c] for c in prompt]], device=device)  # (1, T)
+    for _ in range(length):
+        logits, _ = model(idx[:, -model.block_size:])  # (1, T, vocab)
+        next_id = sample_next(logits[:, -1], temperature, top_k, generator)  # (1,)
+        idx = torch.cat([idx, next_id[:, None]], dim=1)
+    return "".join(itos[i] for i in idx[0].tolist())
+
+
+yours_model = models["your CharTransformer"].eval()
+for temperature, top_k in ((0.5, None), (1.0, None), (1.5, None), (1.5, 5)):
+    print(f"--- temperature {temperature:g}" + (f", top-k {top_k}" if top_k else "") + " ---")
+    print(generate(yours_model, "    def ", 160, temperature, top_k))
+
+# %% [markdown]
+# At $T = 0.5$ the text is the most Python-like but repetitive: the likeliest characters win again and
+# again (spaces, `self`, the same few names). At $T = 1$ it is the model's own distribution, more varied
+# and with more mistakes. At $T = 1.5$ rare characters come out often enough to break words and
+# indentation. Top-k at the same $T = 1.5$ keeps the variety of the high temperature among the 5 best
+# characters but never draws from the long tail of unlikely ones. GPT-style
+# systems combine both knobs (and top-p, which keeps the smallest set of tokens whose probabilities
+# add up to $p$).
+
+# %% [markdown]
+# ## 8. A Transformer language model, and every model of the course on one corpus
 #
 # Stack a few of these blocks with a causal mask, add token embeddings and positions, put a linear
 # layer on top, and you have a decoder-only ("GPT") language model: position $t$ predicts character
@@ -479,7 +727,7 @@ for result in results:
 # Try `python -m course_lib.compare --budget 60` to watch the ranking move with longer training.
 
 # %% [markdown]
-# ## 7. Going further (optional): Transformer-XL's segment recurrence
+# ## 9. Going further (optional): Transformer-XL's segment recurrence
 #
 # A Transformer LM sees at most `block_size` tokens: text is cut into segments and each is read on
 # its own, so the first characters of a segment have almost no context, and nothing crosses a
@@ -518,5 +766,10 @@ plt.show()
 #   $x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))$ (pre-norm, GPT-2 onwards).
 # - Attention's time is $O(n^2 d)$ and, computed plainly, its memory $O(n^2)$; recurrence is $O(n d^2)$
 #   but needs $n$ sequential steps.
+# - Text is drawn token by token from softmax(logits / T) over the top k logits: a low temperature
+#   sharpens the distribution towards the argmax, a high one flattens it, and top-k removes the long
+#   tail of unlikely tokens.
+# - Embeddings, positions, a stack of causal encoder blocks and a linear layer make a language model;
+#   yours learns the context (its loss falls well below the unigram entropy) within seconds.
 #
 # Next, notebook 07: BERT, an encoder-only Transformer trained by filling in masked words.

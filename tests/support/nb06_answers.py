@@ -266,3 +266,139 @@ WRONG += [
           "check_MultiHeadAttention", "no gradient"),
 ]
 STUBS += [("MultiHeadAttention", "check_MultiHeadAttention")]
+
+# ---------------------------------------------------------------------------
+# sample_next(logits, temperature=1.0, top_k=None, generator=None)
+
+_SAMPLE = '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    if {t_check}:
+        raise ValueError(f"temperature must be positive, got {{temperature}}")
+    vocab_size = logits.shape[-1]
+    if {k_check}:
+        raise ValueError(f"top_k = {{top_k}} is larger than the vocabulary ({{vocab_size}} tokens)")
+    scaled = {scaled}
+    if {k_test}:
+        {filter}
+    probs = torch.softmax(scaled, dim={dim})
+    return {draw}
+'''
+
+_TOP_K_FILTER = ('kth = torch.topk(scaled, top_k, dim=-1).values[..., -1:]\n'
+                 '        scaled = scaled.masked_fill(scaled {keep_out} kth, {fill})')
+
+
+def sample_source(t_check="temperature <= 0", k_check="top_k is not None and top_k > vocab_size",
+                  scaled="logits / temperature", k_test="top_k", filter=None, keep_out="<", fill='float("-inf")',
+                  dim="-1", draw="torch.multinomial(probs, 1, generator=generator).squeeze(-1)"):
+    filter = filter or _TOP_K_FILTER.format(keep_out=keep_out, fill=fill)
+    return _SAMPLE.format(t_check=t_check, k_check=k_check, scaled=scaled, k_test=k_test, filter=filter, dim=dim,
+                          draw=draw)
+
+
+WRONG += [
+    Wrong("sample_temperature_multiplied", "sample_next", sample_source(scaled="logits * temperature"),
+          "check_sample_next", "multiplied the logits by the temperature"),
+    Wrong("sample_temperature_ignored", "sample_next", sample_source(scaled="logits.clone()"),
+          "check_sample_next", "whatever the temperature"),
+    Wrong("sample_argmax", "sample_next", sample_source(draw="probs.argmax(dim=-1)"), "check_sample_next",
+          "most likely token (argmax)"),
+    Wrong("sample_smallest_k", "sample_next",
+          sample_source(filter='kth = torch.topk(scaled, top_k, dim=-1, largest=False).values[..., -1:]\n'
+                               '        scaled = scaled.masked_fill(scaled > kth, float("-inf"))'),
+          "check_sample_next", "k SMALLEST logits"),
+    Wrong("sample_strict_top_k", "sample_next", sample_source(keep_out="<="), "check_sample_next",
+          "strictly greater than the k-th largest"),
+    Wrong("sample_zero_filled", "sample_next", sample_source(fill="0.0"), "check_sample_next",
+          "set their logits to 0"),
+    Wrong("sample_second_softmax", "sample_next",
+          sample_source(filter='p = torch.softmax(scaled, dim=-1)\n'
+                               '        kth = torch.topk(p, top_k, dim=-1).values[..., -1:]\n'
+                               '        scaled = torch.where(p >= kth, p, torch.zeros_like(p))'),
+          "check_sample_next", "applied softmax to the probabilities again"),
+    Wrong("sample_batch_axis", "sample_next", sample_source(dim="0"), "check_sample_next", "over the batch axis"),
+    Wrong("sample_ignores_generator", "sample_next",
+          sample_source(draw="torch.multinomial(probs, 1).squeeze(-1)"), "check_sample_next",
+          "generators seeded alike gave different ids"),
+    Wrong("sample_own_generator", "sample_next",
+          sample_source(draw="torch.multinomial(probs, 1, generator=torch.Generator().manual_seed(0)).squeeze(-1)"),
+          "check_sample_next", "different seeds gave the same ids"),
+    Wrong("sample_exactly_k_on_ties", "sample_next",
+          sample_source(filter='values, indices = torch.topk(scaled, top_k, dim=-1)\n'
+                               '        scaled = torch.full_like(scaled, float("-inf")).scatter(-1, indices, values)'),
+          "check_sample_next", "tied tokens are treated alike"),
+    Wrong("sample_top_k_zero_breaks", "sample_next", sample_source(k_test="top_k is not None"), "check_sample_next",
+          "top_k = 0 means no restriction"),
+    Wrong("sample_keeps_column", "sample_next", sample_source(draw="torch.multinomial(probs, 1, generator=generator)"),
+          "check_sample_next", ".squeeze(-1)"),
+    Wrong("sample_no_temperature_check", "sample_next", sample_source(t_check="temperature == 0"), "check_sample_next",
+          "temperature=-1"),
+    Wrong("sample_top_k_clamped", "sample_next",
+          sample_source(k_check="False", filter='kth = torch.topk(scaled, min(top_k, vocab_size), dim=-1).values[..., -1:]\n'
+                                               '        scaled = scaled.masked_fill(scaled < kth, float("-inf"))'),
+          "check_sample_next", "instead of raising ValueError"),
+    Wrong("sample_in_place", "sample_next",
+          sample_source(scaled="logits.div_(temperature)"), "check_sample_next", "changed the logits in place"),
+]
+
+ALTERNATIVES["loops"]["sample_next"] = '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    if not temperature > 0:
+        raise ValueError("the temperature must be greater than 0")
+    if top_k and top_k > logits.shape[-1]:
+        raise ValueError("top_k is larger than the vocabulary")
+    z = logits / temperature
+    V = z.shape[-1]
+    if top_k:  # kept: fewer than top_k logits of the row are strictly larger
+        larger = torch.zeros_like(z)
+        for j in range(V):
+            larger += (z[..., j:j + 1] > z).to(z.dtype)
+        z = torch.where(larger < top_k, z, torch.full_like(z, -math.inf))
+    w = torch.exp(z - z.max(dim=-1, keepdim=True).values)
+    u = torch.rand(z.shape[:-1], generator=generator, dtype=w.dtype, device=w.device) * w.sum(dim=-1)
+    ids = torch.zeros(z.shape[:-1], dtype=torch.long, device=z.device)
+    running = torch.zeros_like(u)
+    for j in range(V):  # the id is how many cumulative sums lie below u
+        running = running + w[..., j]
+        ids += (running < u).long()
+    return ids.clamp(max=V - 1)
+'''
+
+ALTERNATIVES["einsum_numpy"]["sample_next"] = '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    """Gumbel-max: argmax(z / T + Gumbel noise) is a draw from softmax(z / T)."""
+    if temperature <= 0:
+        raise ValueError("temperature must be > 0")
+    if top_k is not None and top_k > logits.size(-1):
+        raise ValueError("top_k > vocabulary size")
+    z = logits.double() / temperature
+    if top_k:
+        kth = z.sort(dim=-1, descending=True).values[..., top_k - 1:top_k]
+        z = torch.where(z >= kth, z, torch.tensor(-float("inf"), dtype=z.dtype, device=z.device))
+    u = torch.rand(z.shape, generator=generator, dtype=z.dtype, device=z.device).clamp_min(1e-300)
+    return (z - torch.log(-torch.log(u))).argmax(dim=-1)
+'''
+
+ALTERNATIVES["inverse_cdf"] = {"sample_next": '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    if temperature <= 0 or (top_k or 0) > logits.shape[-1]:
+        raise ValueError(f"need temperature > 0 and top_k <= vocabulary, got {temperature}, {top_k}")
+    probs = torch.softmax(logits, dim=-1) ** (1 / temperature)  # proportional to exp(z / T)
+    if top_k:
+        kth = torch.kthvalue(logits, logits.shape[-1] - top_k + 1, dim=-1, keepdim=True).values
+        probs = probs * (logits >= kth)
+    cdf = (probs / probs.sum(-1, keepdim=True)).cumsum(-1)
+    u = torch.rand(cdf.shape[:-1] + (1,), generator=generator, device=logits.device, dtype=cdf.dtype)
+    return torch.searchsorted(cdf, u).squeeze(-1).clamp(max=logits.shape[-1] - 1)
+'''}
+
+CHEATS += [
+    Wrong("sample_calls_course_sampler", "sample_next",
+          "def sample_next(logits, temperature=1.0, top_k=None, generator=None):\n"
+          "    from course_lib.train import sample\n"
+          "    class Fixed(nn.Module):\n"
+          "        def forward(self, idx):\n"
+          "            return logits.reshape(-1, logits.shape[-1]), None\n"
+          "    rows = logits.reshape(-1, logits.shape[-1])\n"
+          "    out = sample(Fixed(), torch.zeros(len(rows), 1, dtype=torch.long), 1, temperature=temperature,\n"
+          "                 top_k=top_k or None, generator=generator)\n"
+          "    return out[:, -1].reshape(logits.shape[:-1])\n",
+          "check_sample_next", "switched off"),
+]
+STUBS += [("sample_next", "check_sample_next")]
