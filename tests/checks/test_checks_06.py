@@ -81,3 +81,152 @@ def test_encoder_block_is_graded_even_when_its_helpers_are_missing(capsys):
     checks.check_encoder_block(namespace["encoder_block"])
     assert "\u2714 encoder_block" in capsys.readouterr().out
     assert "add_norm" not in namespace and "multi_head_attention" not in namespace  # supplied only during the call
+
+
+# ---------------------------------------------------------------------------
+# sample_next: a check on the distribution of random draws
+
+from course_lib.checks import sampling  # noqa: E402
+
+
+def _solution_sampler():
+    """The notebook's solution, on its own (no kernel needed)."""
+    def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+        if temperature <= 0:
+            raise ValueError("temperature must be positive")
+        if top_k is not None and top_k > logits.shape[-1]:
+            raise ValueError("top_k is larger than the vocabulary")
+        scaled = logits / temperature
+        if top_k:
+            scaled = scaled.masked_fill(scaled < torch.topk(scaled, top_k, dim=-1).values[..., -1:], float("-inf"))
+        return torch.multinomial(torch.softmax(scaled, dim=-1), 1, generator=generator).squeeze(-1)
+    return sample_next
+
+
+def test_exact_distribution_is_softmax_over_the_top_k():
+    """The check's float64 formula against torch.softmax and torch.topk (ties at the k-th value all kept)."""
+    g = torch.Generator().manual_seed(0)
+    z = torch.randn(5, 11, generator=g, dtype=torch.float64)
+    order = z[0].argsort(descending=True)
+    z[0, order[3:6]] = float(z[0, order[3]])  # the 4th, 5th and 6th largest logits tie
+    for temperature, top_k in ((0.5, None), (2.0, 4), (1.0, 0), (1.3, 11), (0.7, 1)):
+        expected = torch.softmax(z / temperature, dim=-1)
+        if top_k:
+            expected = expected * (z >= torch.topk(z, top_k, dim=-1).values[:, -1:])
+            expected = expected / expected.sum(-1, keepdim=True)
+        torch.testing.assert_close(sampling.exact_next_token_probs(z, temperature, top_k), expected)
+    assert int((sampling.exact_next_token_probs(z, 1.0, 4)[0] > 0).sum()) == 6  # 3 above the tie and the 3 tied
+
+
+def test_the_course_sampler_draws_what_the_check_expects():
+    """course_lib.train.sample, one step on fixed logits, passes the same statistical test as the students' draws."""
+    from course_lib.train import sample
+
+    rows = torch.tensor(sampling.sampling_cases()[1].rows)  # (3, 8)
+    logits = rows.repeat(4000, 1)  # (12000, 8)
+
+    class Fixed(torch.nn.Module):
+        def forward(self, idx):
+            return logits, None
+
+    out = sample(Fixed(), torch.zeros(len(logits), 1, dtype=torch.long), 1, temperature=2.0, top_k=3,
+                 generator=torch.Generator().manual_seed(1))[:, -1]
+    exact = sampling.exact_next_token_probs(rows, 2.0, 3)
+    for r in range(3):
+        assert sampling.draw_counts_fit(torch.bincount(out[r::3], minlength=8), exact[r]), r
+
+
+def test_a_correct_sampler_passes_for_many_seeds(capsys):
+    """A false alarm needs a 5-sigma count: none in 30 seeds and two vocabulary sizes."""
+    sample_next = _solution_sampler()
+    for seed in range(30):
+        sampling.check_sample_next(sample_next, seed=seed, vocab_size=8 if seed < 15 else 13, draws=2000)
+    assert capsys.readouterr().out.count("\u2714") == 30
+
+
+def test_every_sampling_mistake_differs_from_the_exact_distribution():
+    """In every default and hidden case, each catalogued mistake is either the right distribution there (and then
+    skipped) or detectably different from it in at least one default case."""
+    for vocab_size, seed in ((8, 0), (20, 3), (50, 11)):
+        cases = sampling.sampling_cases(vocab_size, seed)
+        for mistake in sampling.sample_next_mistakes():
+            differs = False
+            for case in cases:
+                x = torch.tensor(case.rows, dtype=torch.float64)
+                differs |= not torch.allclose(mistake.probs(x, case.temperature, case.top_k),
+                                              sampling.exact_next_token_probs(x, case.temperature, case.top_k),
+                                              atol=0.05)
+            assert differs, (vocab_size, mistake.name)
+
+
+def test_sampling_answers_of_the_wrong_kind_get_a_sentence():
+    right = _solution_sampler()
+    with pytest.raises(AnswerError, match="should return a tensor of token ids"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g).tolist())
+    with pytest.raises(AnswerError, match="integer token ids"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g).float())
+    with pytest.raises(AnswerError, match="int64"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g).int())
+    with pytest.raises(AnswerError, match="0-dimensional"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g).reshape(z.shape[:-1] or (1,)))
+    with pytest.raises(AnswerError, match=r"outside \[0, vocab_size\)"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g) + 1)
+    with pytest.raises(AnswerError, match="did you forget a `return`"):
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: None)
+    with pytest.raises(AnswerError, match="same id"):  # one uniform number for the whole batch
+        sampling.check_sample_next(lambda z, t=1.0, k=None, g=None: right(z, t, k, g)[:1].expand(z.shape[:-1]).clone()
+                                   if z.dim() == 2 else right(z, t, k, g))
+    with pytest.raises(AnswerError, match="raised TypeError"):
+        sampling.check_sample_next(lambda z: right(z))
+
+
+def test_the_check_refuses_bad_arguments_with_a_sentence():
+    z = torch.zeros(2, 5)
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        sampling.exact_next_token_probs(z, 0.0, None)
+    with pytest.raises(ValueError, match="top_k must be None or between 0 and the vocabulary size 5"):
+        sampling.exact_next_token_probs(z, 1.0, 6)
+    with pytest.raises(ValueError, match="at least 6 tokens"):
+        sampling.sampling_cases(4, 1)
+
+
+def test_sample_next_is_graded_through_the_kernel_wire():
+    """While grading, the generator travels into the student's kernel and the ids come back as plain data."""
+    import json
+    from unittest import mock
+
+    from autograder import verdict
+    from course_lib import remote_answer
+    from course_lib.answer_wire import encode
+
+    class InProcessKernel(remote_answer.Channel):
+        def __init__(self, ns):
+            super().__init__()
+            self.ns = ns
+
+        def send(self, entry, argument):
+            published = []
+            with mock.patch.object(remote_answer, "_user_namespace", lambda: self.ns), \
+                    mock.patch.object(remote_answer, "_publish", lambda reply: published.append(json.dumps(encode(reply)))):
+                getattr(remote_answer, entry)(argument)
+            return published[-1]
+
+    def text(outputs):
+        printed = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
+        return printed, " ".join(o.traceback[0] for o in outputs if o.output_type == "error")
+
+    cell = "checks.check_sample_next(sample_next)"
+    printed, errors = text(verdict.run_test_cell(cell, "course_lib.checks.transformer",
+                                                 InProcessKernel({"torch": torch, "sample_next": _solution_sampler()})))
+    assert "\u2714 sample_next" in printed and not errors, errors
+    global_rng = {"torch": torch, "sample_next": lambda z, t=1.0, k=None, g=None: _solution_sampler()(z, t, k, None)}
+    _, errors = text(verdict.run_test_cell(cell, "course_lib.checks.transformer", InProcessKernel(global_rng)))
+    assert "seeded alike" in errors, errors
+
+    def in_place(z, t=1.0, k=None, g=None):
+        z /= t
+        return _solution_sampler()(z, 1.0, k, g)
+
+    _, errors = text(verdict.run_test_cell(cell, "course_lib.checks.transformer",
+                                           InProcessKernel({"torch": torch, "sample_next": in_place})))
+    assert "in place" in errors, errors
