@@ -39,14 +39,24 @@ _SAMPLING_BUILTINS = [Banned(course_train, "sample", "course_lib.train.sample")]
 # the exact distribution, and the distributions of known mistakes
 
 
-def _kept(x: torch.Tensor, top_k: int | None, *, smallest: bool = False, strict: bool = False) -> torch.Tensor:
-    """Which logits the top-k rule keeps, (..., V) bool: every logit >= the row's k-th largest (ties all kept)."""
+def _kept(x: torch.Tensor, top_k: int | None, *, smallest: bool = False, strict: bool = False,
+          at_kth_smallest: bool = False, shift: int = 0) -> torch.Tensor:
+    """Which logits the top-k rule keeps, (..., V) bool: every logit >= the row's k-th largest (ties all kept).
+
+    The mistakes: ``smallest`` keeps the k smallest, ``strict`` only the logits > the k-th largest,
+    ``at_kth_smallest`` those >= the k-th SMALLEST (torch.kthvalue), ``shift`` moves the threshold by that many ranks.
+    """
     if not top_k:
         return torch.ones_like(x, dtype=torch.bool)
-    if smallest:  # the mistake: the k smallest
-        kth = torch.sort(x, dim=-1).values[..., top_k - 1:top_k]
-        return x <= kth
-    kth = torch.sort(x, dim=-1, descending=True).values[..., top_k - 1:top_k]  # (..., 1)
+    ascending = torch.sort(x, dim=-1).values
+    if smallest:
+        return x <= ascending[..., top_k - 1:top_k]
+    if at_kth_smallest:
+        return x >= ascending[..., top_k - 1:top_k]
+    rank = top_k - 1 + shift
+    if not 0 <= rank < x.shape[-1]:
+        raise IndexError("no such rank")
+    kth = torch.sort(x, dim=-1, descending=True).values[..., rank:rank + 1]  # (..., 1)
     return x > kth if strict else x >= kth
 
 
@@ -97,6 +107,15 @@ def _second_softmax(x: torch.Tensor, t: float, k: int | None, *, over_kept: bool
     return _exp_over_kept(p, keep if over_kept else torch.ones_like(keep))  # ... and a softmax of probabilities
 
 
+def _leftover_to_last(x: torch.Tensor, t: float, k: int | None) -> torch.Tensor:
+    """softmax over all tokens, the ones outside the top k zeroed and NOT renormalised, drawn by an inverse CDF whose
+    last bin takes what is left (a search that falls off the end, clamped to the last id)."""
+    keep = _kept(x, k)
+    p = torch.where(keep, _exp_over_kept(x / t, torch.ones_like(keep)), torch.zeros_like(x))
+    p[..., -1] += 1 - p.sum(dim=-1)
+    return p
+
+
 def _batch_axis(x: torch.Tensor, t: float, k: int | None) -> torch.Tensor:
     """softmax over the batch axis (dim 0), then drawn from each row (multinomial renormalises the row)."""
     keep = _kept(x, k)
@@ -126,6 +145,12 @@ def sample_next_mistakes() -> list[DistributionMistake]:
         m("strict_top_k", "you kept only the logits strictly greater than the k-th largest, so k - 1 tokens survive; "
           "keep every logit >= the k-th largest (the k-th itself too).",
           lambda x, t, k: _exp_over_kept(x / t, _kept(x, k, strict=True))),
+        m("k_plus_one", "you kept k + 1 tokens: your threshold is the (k+1)-th largest logit; the k-th largest is at "
+          "index k - 1 of the descending sort (torch.topk(logits, k).values[..., -1:]).",
+          lambda x, t, k: _exp_over_kept(x / t, _kept(x, k, shift=1))),
+        m("kthvalue_smallest", "your threshold is the k-th SMALLEST logit (torch.kthvalue counts from the smallest); "
+          "keep the logits >= the k-th LARGEST: torch.topk(logits, k).values[..., -1:].",
+          lambda x, t, k: _exp_over_kept(x / t, _kept(x, k, at_kth_smallest=True))),
         m("zero_filled", "the tokens outside the top k still come out: you set their logits to 0, and exp(0) = 1 is "
           "not probability 0; set them to -inf (float('-inf')).", _zero_filled),
         m("second_softmax", "you applied softmax to the probabilities again after zeroing the tokens outside the top k "
@@ -134,6 +159,9 @@ def sample_next_mistakes() -> list[DistributionMistake]:
         m("second_softmax_kept", "you applied softmax to probabilities (a second softmax), which flattens the "
           "distribution; after zeroing the tokens outside the top k, divide the kept probabilities by their sum.",
           lambda x, t, k: _second_softmax(x, t, k, over_kept=True)),
+        m("not_renormalised", "the kept probabilities do not sum to 1, and what is missing went to the last token: after "
+          "removing the tokens outside the top k, divide the kept probabilities by their sum (or set the logits to "
+          "-inf before the softmax).", _leftover_to_last),
         m("batch_axis", "your softmax (or top-k) runs over the batch axis (dim=0); each ROW of logits is one "
           "distribution over the vocabulary: use dim=-1.", _batch_axis),
     ]
@@ -345,7 +373,15 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
         _check_case(sample_next, case, draws=draws, dtype=dtype, device=device, seed=seed * 1000 + number)
     # one row of logits (vocab,): one id, a 0-dimensional tensor; top_k = 1 leaves only the largest logit
     row = torch.tensor(cases[0].rows[1], dtype=torch.float64).to(device, dtype)
-    single = _call(sample_next, row, 0.7, 1, seed, "one row of logits (vocab,), top_k 1")
+    try:
+        single = _call(sample_next, row, 0.7, 1, seed, "one row of logits (vocab,), top_k 1")
+    except AnswerError as err:
+        if err.message.startswith("raised "):
+            raise AnswerError(ex, f"with one row of logits, shape ({row.shape[-1]},), your function "
+                                  f"{err.message.split(' (called with')[0]}. A single row must work too: index the last "
+                                  "dimension (dim=-1, [..., -1:]) rather than dimension 1, and return a 0-dimensional "
+                                  "id.") from None
+        raise
     if int(single) != int(torch.argmax(row)):
         raise AnswerError(ex, f"with top_k = 1 only the largest logit is kept, so the id must be {int(torch.argmax(row))} "
                               f"(the argmax), got {int(single)}{case_note('one row of logits (vocab,), top_k 1')}.")
@@ -360,8 +396,17 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     if torch.equal(first, other):
         raise AnswerError(ex, "generators with different seeds gave the same ids: draw the random numbers from the "
                               "`generator` argument, not from a generator of your own with a fixed seed.")
-    # bad arguments
+    # top_k equal to the vocabulary is allowed: it keeps every token
     vocab = row.shape[-1]
+    try:
+        _call(sample_next, rows, 1.0, vocab, seed, f"top_k = {vocab}, the vocabulary size")
+    except AnswerError as err:
+        if err.message.startswith("raised "):
+            raise AnswerError(ex, f"with top_k = {vocab}, the vocabulary size, your function "
+                                  f"{err.message.split(' (called with')[0]}; top_k equal to the vocabulary is allowed "
+                                  "(it keeps every token): raise ValueError only when top_k is LARGER.") from None
+        raise
+    # bad arguments
     _expect_value_error(sample_next, rows, 0.0, None, "a temperature must be positive (logits / 0 is not a distribution).")
     _expect_value_error(sample_next, rows, -1.0, None, "a temperature must be positive; a negative one would favour "
                                                        "the LEAST likely tokens.")

@@ -336,6 +336,31 @@ WRONG += [
           sample_source(k_check="False", filter='kth = torch.topk(scaled, min(top_k, vocab_size), dim=-1).values[..., -1:]\n'
                                                '        scaled = scaled.masked_fill(scaled < kth, float("-inf"))'),
           "check_sample_next", "instead of raising ValueError"),
+    Wrong("sample_k_plus_one", "sample_next",
+          sample_source(filter='kth = torch.sort(scaled, dim=-1, descending=True).values[..., top_k:top_k + 1]\n'
+                               '        scaled = scaled.masked_fill(scaled < kth, float("-inf"))'),
+          "check_sample_next", "you kept k + 1 tokens"),
+    Wrong("sample_kthvalue_smallest", "sample_next",
+          sample_source(filter='kth = torch.kthvalue(scaled, top_k, dim=-1, keepdim=True).values\n'
+                               '        scaled = scaled.masked_fill(scaled < kth, float("-inf"))'),
+          "check_sample_next", "k-th SMALLEST logit"),
+    Wrong("sample_not_renormalised", "sample_next",
+          '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    if temperature <= 0 or (top_k or 0) > logits.shape[-1]:
+        raise ValueError("bad temperature or top_k")
+    probs = torch.softmax(logits / temperature, dim=-1)
+    if top_k:
+        kth = torch.topk(probs, top_k, dim=-1).values[..., -1:]
+        probs = torch.where(probs >= kth, probs, torch.zeros_like(probs))
+    u = torch.rand(probs.shape[:-1] + (1,), generator=generator, dtype=probs.dtype)
+    return torch.searchsorted(probs.cumsum(-1), u).squeeze(-1).clamp(max=logits.shape[-1] - 1)
+''', "check_sample_next", "do not sum to 1"),
+    Wrong("sample_refuses_top_k_equal_vocab", "sample_next",
+          sample_source(k_check="top_k is not None and top_k >= vocab_size"), "check_sample_next",
+          "top_k equal to the vocabulary is allowed"),
+    Wrong("sample_batch_only", "sample_next",
+          sample_source(draw="torch.multinomial(probs, 1, generator=generator).squeeze(1)"), "check_sample_next",
+          "A single row must work too"),
     Wrong("sample_in_place", "sample_next",
           sample_source(scaled="logits.div_(temperature)"), "check_sample_next", "changed the logits in place"),
 ]
