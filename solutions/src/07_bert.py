@@ -119,6 +119,181 @@ print(mine)
 print("same as the tokenizer:", mine == tokenizer.tokenize(sentence))
 
 # %% [markdown]
+# ### Where the pieces come from: learning a WordPiece vocabulary
+#
+# BERT's 30522 pieces were learned from text before BERT itself was trained. The lecture
+# "LSTMs & Transformers" says how in one line: WordPiece *learns to merge characters based on which
+# pairs maximise the likelihood of the training data if added to the vocabulary*. The recipe:
+#
+# 1. split every word of the training text into characters, every character after the first with
+#    `##`: "lower" becomes `l ##o ##w ##e ##r`; the vocabulary starts as these characters;
+# 2. give every pair of neighbouring pieces (a, b) the score
+#
+#    $$\text{score}(a, b) = \frac{\text{count}(ab)}{\text{count}(a)\cdot\text{count}(b)}$$
+#
+#    where count(a) is how often the piece a occurs in the split text and count(ab) how often a is
+#    directly followed by b inside a word;
+# 3. merge the pair with the highest score into one piece everywhere (`l` + `##o` becomes `lo`,
+#    `##o` + `##w` becomes `##ow`: the `##` of the second piece is dropped) and add the new piece
+#    to the vocabulary;
+# 4. repeat from 2 until the vocabulary has the size you want.
+#
+# count(ab)/N is how often the pair occurs among the N pieces of the text; (count(a)/N)(count(b)/N)
+# is how often it would occur if a and b were placed independently. The score is their ratio (up to
+# the constant N): it is high when a and b are rarely seen apart, which is when one merged piece
+# describes the text best. Counting alone (merge the most frequent pair) is the rule of BPE,
+# byte-pair encoding; it would first merge common pairs such as `##e ##s` whose pieces are frequent
+# everywhere anyway.
+#
+# Write `pair_scores(splits)`. `splits` is a dict from a split word, a tuple of pieces such as
+# `("l", "##o", "##w")`, to how many times that word occurs in the text. Return a dict from every
+# pair `(a, b)` of neighbouring pieces (a tuple of two strings) to its score (a float). Count every
+# occurrence: a piece or a pair that occurs twice in a word counts twice, and a word that occurs 5
+# times counts 5 times. For the four words below, count(##e) = 2 + 2·6 + 3 = 17, count(##s) = 9 and
+# count(##e ##s) = 9, so score(##e, ##s) = 9 / (17 · 9) = 1/17; `##i` and `##d` occur only together,
+# 3 times: score(##i, ##d) = 3 / (3 · 3) = 1/3. The check compares your scores with exact fractions
+# on this corpus and on others. Do not change `splits`.
+#
+# ```python
+# splits = {("l", "##o", "##w"): 5, ("l", "##o", "##w", "##e", "##r"): 2,
+#           ("n", "##e", "##w", "##e", "##s", "##t"): 6, ("w", "##i", "##d", "##e", "##s", "##t"): 3}
+# ```
+
+# %% [answer] id=pair_scores
+def pair_scores(splits):
+    """{(a, b): count(ab) / (count(a) * count(b))} for every pair of neighbouring pieces in the split words."""
+    ### BEGIN SOLUTION
+    pieces, pairs = {}, {}
+    for split, count in splits.items():
+        for piece in split:
+            pieces[piece] = pieces.get(piece, 0) + count
+        for a, b in zip(split, split[1:]):  # every neighbouring pair, repeats included
+            pairs[a, b] = pairs.get((a, b), 0) + count
+    return {(a, b): n / (pieces[a] * pieces[b]) for (a, b), n in pairs.items()}
+    ### END SOLUTION
+
+# %% [tests] id=check_pair_scores points=2
+"""Check my answer: the corpus above and made-up ones with repeated pieces, against exact fractions."""
+checks.check_pair_scores(pair_scores)
+### BEGIN HIDDEN TESTS
+checks.check_pair_scores(pair_scores, corpora=checks.pair_score_corpora(seed=3, count=4))
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Your scores on the four words, best first: `##i ##d` wins though it occurs only 3 times, because
+# its two pieces never occur apart, while `##e ##s` and `##s ##t` (9 times each) score low: `##e` is
+# everywhere. Learning a vocabulary is this step again and again: merge the best pair, count, score,
+# merge. `course_lib.wordpiece.learn_wordpiece` does it (it updates the counts of the words that
+# changed instead of counting everything again); with `score="frequency"` it merges the most
+# frequent pair instead, BPE's rule. The merges of each, in order:
+
+# %% [demo]
+from course_lib.wordpiece import learn_wordpiece, merge_pieces, word_counts
+
+splits = {("l", "##o", "##w"): 5, ("l", "##o", "##w", "##e", "##r"): 2,
+          ("n", "##e", "##w", "##e", "##s", "##t"): 6, ("w", "##i", "##d", "##e", "##s", "##t"): 3}
+for (a, b), score in sorted(pair_scores(splits).items(), key=lambda item: -item[1])[:5]:
+    print(f"{a:>3} {b:<4} score {score:.4f}")
+toy = {"".join(piece.removeprefix("##") for piece in split): n for split, n in splits.items()}  # {"low": 5, ...}
+for rule in ("likelihood", "frequency"):
+    learned = learn_wordpiece(toy, vocab_size=18, score=rule)  # [UNK], 11 characters, 6 merges
+    print(f"{rule:>10} merges: " + ", ".join(merge_pieces(a, b) for a, b in learned.merges))
+
+# %% [markdown]
+# **On real text, and against Hugging Face's trainer.** The words of the standard library's
+# docstrings (the course's prose corpus, `course_lib.data.docstring_sentences`, its training modules),
+# a vocabulary of 400 pieces: about 50 characters (`a`, ..., `##a`, ...) and 350 merges. Beside it,
+# the vocabulary that the `WordPieceTrainer` of Hugging Face `tokenizers` learns from the same words
+# with the same size, and our learner with BPE's frequency rule.
+
+# %% [demo]
+from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+from course_lib.data import docstring_sentences
+
+train_text, held_out_text = docstring_sentences()  # sentences of the training modules and of the held-out ones
+counts = word_counts(train_text)  # Counter: lower-cased word (letters a-z) -> how often it occurs
+VOCAB_SIZE = 400
+started = time.perf_counter()
+learned = {"likelihood": learn_wordpiece(counts, VOCAB_SIZE), "frequency": learn_wordpiece(counts, VOCAB_SIZE,
+                                                                                           score="frequency")}
+seconds = time.perf_counter() - started
+hf = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()  # our words, so that both learners count the same words
+hf.train_from_iterator([" ".join(re.findall(r"[a-z]+", text.lower())) for text in train_text],
+                       trainers.WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=["[UNK]"], show_progress=False))
+hf_order = sorted(hf.get_vocab(), key=hf.get_vocab().get)  # the order in which the trainer added them
+hf_vocab = set(hf_order)
+print(f"{sum(counts.values()):,} words ({len(counts):,} different); both of our vocabularies in {seconds:.1f} s")
+for rule, result in learned.items():
+    print(f"ours, {rule} rule: {len(set(result.tokens) & hf_vocab)} of {VOCAB_SIZE} tokens also in HF's vocabulary")
+    print("   first merges:", ", ".join(merge_pieces(a, b) for a, b in result.merges[:14]))
+print("HF WordPieceTrainer, first merges:", ", ".join([t for t in hf_order if len(t.removeprefix("##")) > 1][:14]))
+
+# %% [markdown]
+# How often the merged pair occurred when it was merged, merge by merge:
+
+# %% [demo]
+plt.figure(figsize=(7.5, 3))
+for rule, result in learned.items():
+    plt.plot(result.pair_counts, ".", markersize=3, label=f"{rule}: count(ab) / (count(a) count(b))"
+             if rule == "likelihood" else f"{rule}: count(ab) (BPE)")
+plt.yscale("log")
+plt.xlabel("merge number")
+plt.ylabel("count(ab) in the training words")
+plt.legend()
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# Now split the words of the held-out modules with **your** `wordpiece` and each vocabulary (and,
+# for scale, BERT's 30522 pieces): how many tokens does a word need?
+
+# %% [demo]
+held_out = word_counts(held_out_text)
+vocabularies = {"ours (likelihood)": set(learned["likelihood"].tokens),
+                "ours (frequency)": set(learned["frequency"].tokens),
+                "HF WordPieceTrainer": hf_vocab, "BERT, 30522 pieces": vocab}
+total = sum(held_out.values())
+for name, pieces in vocabularies.items():
+    split_words = {word: wordpiece(word, pieces) for word in held_out}
+    per_word = sum(len(split_words[word]) * n for word, n in held_out.items()) / total
+    unknown = sum(n for word, n in held_out.items() if split_words[word] == ["[UNK]"]) / total
+    print(f"{name:>20}: {per_word:.2f} tokens per word, {unknown:.2%} of the words [UNK]")
+same = all(wordpiece(word, hf_vocab) == [t.value for t in hf.model.tokenize(word)] for word in held_out)
+print(f"your wordpiece with HF's vocabulary = HF's own WordPiece model, on all {len(held_out):,} words: {same}")
+for word in ["returning", "subprocess", "directories", "unicode", "tokenisation"]:
+    print(f"{word:>13}: ours {' '.join(wordpiece(word, vocabularies['ours (likelihood)']))}"
+          f"   HF {' '.join(wordpiece(word, hf_vocab))}")
+
+# %% [markdown]
+# **Why the two vocabularies differ.** Hugging Face's `WordPieceTrainer` does not use the WordPiece
+# score. Its documentation says only "Trainer capable of training a WordPiece model"; its source
+# (`tokenizers/src/models/wordpiece/trainer.rs`) shows what it does: it builds a **BPE** trainer with
+# the continuation prefix `##`, trains it, and converts the result with `WordPiece::from_bpe`. So its
+# merges are chosen by BPE's rule, the most frequent pair count(ab) (ties broken by the trainer's
+# internal token ids); then the merges are thrown away and only the vocabulary is kept, in a
+# `WordPiece` model, which splits words greedily, longest match first, as your `wordpiece` does (the
+# cell above checks it on every held-out word). "WordPiece" in `tokenizers` names how a vocabulary
+# splits words (and `decoders.WordPiece`, which glues `##` pieces back into words when decoding), not
+# how the vocabulary is learned. The cells above show it by behaviour as well: our learner with the
+# frequency rule, breaking ties as HF's trainer does (the pair whose pieces joined the vocabulary
+# first), finds HF's vocabulary token for token, while the likelihood rule shares little more than
+# the alphabet with it.
+#
+# Where the two rules part: the frequency rule starts with what most words share (`th`, `the`, `##er`,
+# `##ing`); the likelihood rule starts with pieces that are seldom apart (`##bj` from "object", `ex`,
+# `qu`), and soon with rarities such as `xxx` or `fq`: a pair whose two pieces occur once each, and
+# only together, scores 1, the highest score there is, however rare the pair. With only about 350
+# merges, spending them on rarities costs a lot: held-out words need about twice as many tokens (the
+# counts above, and the figure: the likelihood rule merges pairs seen a handful of times while BPE
+# merges pairs seen hundreds of times). With a vocabulary the size of BERT's, both rules have room for
+# every common word whole. (The trainer behind BERT's vocabulary was never published. Schuster and
+# Nakajima's WordPiece picks the merge that most increases the likelihood of a language model of the
+# text, which also weighs a pair by how often it occurs; the ratio above is the simplified score that
+# the lecture "LSTMs & Transformers" and Hugging Face's course describe.)
+
+# %% [markdown]
 # ## 2. Two sentences in one input
 #
 # For NSP and for tasks on sentence pairs (does B answer A? does B follow from A?) BERT reads both
@@ -603,9 +778,9 @@ print("QA start and end logits:", tuple(start_end[..., 0].shape), tuple(start_en
 #    of word order or of words it has not seen in training);
 # 2. **frozen MiniLM features**: the average of the last layer's token vectors, and a linear classifier
 #    (the feature-based approach, the lecture "Machine Learning, Big Data and AI: Block 6");
-# 3. **fine-tuning**: the same classifier on the same average, but now MiniLM's six layers (10.6M
-#    weights) are trained with it, for three epochs, at a small learning rate (the lecture "Pre-trained NLP Model: BERT"). The
-#    embedding table (11.9M weights, more than half of the model) stays as it is: it would cost time
+# 3. **fine-tuning**: the same classifier on the same average, but now MiniLM's six layers (their
+#    weights are counted below) are trained with it, for three epochs, at a small learning rate (the
+#    lecture "Pre-trained NLP Model: BERT"). The embedding table (more than half of the model) stays as it is: it would cost time
 #    and, with 525 training sentences, move only the rows of the words that happen to occur.
 
 # %% [demo]
@@ -683,8 +858,11 @@ classifier.eval()
 with torch.no_grad():
     predicted = classifier(ids[test], real[test]).argmax(-1)
 topic_results["fine-tuned MiniLM"] = float((predicted == topic_labels[test]).float().mean())
+trained = sum(p.numel() for p in classifier.parameters() if p.requires_grad)
+frozen = sum(p.numel() for p in classifier.bert.embeddings.parameters())
 print(f"fine-tuning: {len(losses)} steps in {time.perf_counter() - started:.0f} s, "
-      f"loss {losses[0]:.2f} -> {losses[-1]:.2f}")
+      f"loss {losses[0]:.2f} -> {losses[-1]:.2f}; {trained / 1e6:.1f}M weights trained, the embeddings' "
+      f"{frozen / 1e6:.1f}M ({frozen / (trained + frozen):.0%}) frozen")
 for name, accuracy in topic_results.items():
     print(f"{name:>24}: test accuracy {accuracy:.1%} (chance {1 / len(topic_names):.0%})")
 
@@ -777,8 +955,51 @@ for name, (V, H, L, I, heads) in {"BERT-base": (30522, 768, 12, 3072, 12), "BERT
 print(f"MiniLM as loaded: {sum(p.numel() for p in hf_model.parameters()):,} parameters")
 
 # %% [markdown]
-# The decks' 110M and 340M, and a lesson: in BERT-base the embedding table alone is
-# $30522 \times 768 \approx 23$M parameters, a fifth of the model.
+# The decks give these sizes rounded, and not all the same way. Here are the counts of `transformers`
+# itself, independent of your function: its `BertModel` built from a configuration on PyTorch's
+# "meta" device (every weight's shape, no memory and nothing to download), next to what the decks say.
+
+# %% [demo]
+from transformers import AlbertConfig, AlbertModel, BertForPreTraining, DistilBertConfig, DistilBertModel
+from transformers import BertConfig as HFBertConfig
+from transformers import BertModel as HFBertModel
+
+
+def count(model):
+    """The number of parameters (a weight shared by two layers counted once)."""
+    return sum(p.numel() for p in model.parameters())
+
+
+BERT_SIZES = {
+    "BERT-base": dict(hidden_size=768, num_hidden_layers=12, intermediate_size=3072, num_attention_heads=12),
+    "BERT-large": dict(hidden_size=1024, num_hidden_layers=24, intermediate_size=4096, num_attention_heads=16),
+}
+with torch.device("meta"):
+    bert_counts = {name: count(HFBertModel(HFBertConfig(**size))) for name, size in BERT_SIZES.items()}
+    # the ALBERT paper's table counts BERT with ALBERT's vocabulary of 30000 pieces and without the pooler
+    albert_paper_way = {name: count(HFBertModel(HFBertConfig(vocab_size=30000, **size), add_pooling_layer=False))
+                        for name, size in BERT_SIZES.items()}
+    large_pretraining = count(BertForPreTraining(HFBertConfig(**BERT_SIZES["BERT-large"])))  # + the MLM and NSP heads
+DECKS_SAY = {"BERT-base": '110M ("Pre-trained NLP Model: BERT"), 108M ("BERT and Other Language Models")',
+             "BERT-large": '340M and 345M ("Pre-trained NLP Model: BERT"), 334M ("BERT and Other Language Models")'}
+for name in BERT_SIZES:
+    n = bert_counts[name]
+    print(f"{name:>10}: {n:>12,} parameters ({n / 1e6:.1f}M); the decks: {DECKS_SAY[name]}")
+    print(f"{'':>10}  {albert_paper_way[name]:>12,} with a vocabulary of 30000 and no pooler, as ALBERT's table counts")
+print(f"BERT-large with its pretraining heads (MLM, NSP): {large_pretraining:,}")
+embedding_table = 30522 * 768
+print(f"BERT-base's embedding table: 30522 x 768 = {embedding_table:,}, "
+      f"{embedding_table / bert_counts['BERT-base']:.0%} of the model")
+assert bert_counts == {"BERT-base": 109_482_240, "BERT-large": 335_141_888}  # the numbers the text below quotes
+
+# %% [markdown]
+# Said plainly: BERT-base has **109,482,240** parameters; the lecture "Pre-trained NLP Model: BERT"
+# rounds it to 110M, and the table of the lecture "BERT and Other Language Models" (copied from the
+# ALBERT paper) says 108M because it counts a vocabulary of 30000 and leaves out the pooler (108.5M
+# that way). BERT-large has **335,141,888**: the ALBERT table's 334M is the same way of counting
+# (333.6M), but the 340M (the BERT paper's number) and the 345M of the lecture
+# "Pre-trained NLP Model: BERT" are too high, and even the pretraining heads add only about 1M. And a
+# lesson: in BERT-base the embedding table alone is about a fifth of the model (printed above).
 #
 # **ALBERT** (the lecture "BERT and Other Language Models") shrinks it by **factorising** the embedding: words get small vectors of size
 # $E$, and one $E \times H$ matrix projects them up to the hidden size. The lecture's numbers: $V = 30000$,
@@ -798,16 +1019,40 @@ print(f"V x H = {full_embedding:,}; V x E + E x H = {factorised_embedding:,}")
 checks.check_albert_embedding(full_embedding, factorised_embedding)
 
 # %% [markdown]
-# About 61M parameters become about 4M.
+# About 61M parameters become about 4M (the exact numbers are printed above).
 #
 # **BERT's descendants** (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models") keep the encoder and change the training or the size:
 #
-# | model | what changes from BERT | size | what it buys |
-# |---|---|---|---|
-# | RoBERTa | more data, bigger batches, longer training; no NSP; longer sequences; the masked positions drawn anew each time a sentence is seen (*dynamic* masking) | as BERT | better scores from the same architecture: BERT was under-trained |
-# | ALBERT | factorised embeddings ($V \times E + E \times H$); **one** layer's weights shared by all layers; NSP replaced by sentence-order prediction | base 12M, large 18M, xxlarge 233M (BERT-large 334M) | far fewer parameters; the same compute per token (every layer still runs) |
-# | DistilBERT | 6 layers instead of 12, trained to imitate BERT-base's outputs (knowledge distillation) | 66M | 40% smaller, 60% faster, 97% of BERT-base's GLUE score |
-# | MiniLM (this notebook) | 6 layers, hidden 384, distilled from a larger model's attention; this one further trained for sentence similarity | 22.7M | small enough to fine-tune on a laptop CPU |
+# | model | what changes from BERT | what it buys |
+# |---|---|---|
+# | RoBERTa | more data, bigger batches, longer training; no NSP; longer sequences; the masked positions drawn anew each time a sentence is seen (*dynamic* masking) | better scores from the same architecture (and BERT's size): BERT was under-trained |
+# | ALBERT | factorised embeddings ($V \times E + E \times H$); **one** layer's weights shared by all layers; NSP replaced by sentence-order prediction | far fewer parameters; the same compute per token (every layer still runs) |
+# | DistilBERT | 6 layers instead of 12, trained to imitate BERT-base's outputs (knowledge distillation) | smaller; by its paper's measurements 60% faster with 97% of BERT-base's GLUE score |
+# | MiniLM (this notebook) | 6 layers, hidden 384, distilled from a larger model's attention; this one further trained for sentence similarity | small enough to fine-tune on a laptop CPU |
+#
+# Their sizes, counted from their configurations in `transformers` (on the meta device again), next to
+# the table of the lecture "BERT and Other Language Models":
+
+# %% [demo]
+# hidden size, layers, feed-forward width; every ALBERT has embeddings of 128 and a vocabulary of 30000
+ALBERT_SIZES = {"ALBERT-base": (768, 12, 3072), "ALBERT-large": (1024, 24, 4096), "ALBERT-xlarge": (2048, 24, 8192),
+                "ALBERT-xxlarge": (4096, 12, 16384)}
+with torch.device("meta"):
+    sizes = {name: count(AlbertModel(AlbertConfig(vocab_size=30000, embedding_size=128, hidden_size=H,
+                                                  num_hidden_layers=L, intermediate_size=I, num_attention_heads=16)))
+             for name, (H, L, I) in ALBERT_SIZES.items()}
+    sizes["DistilBERT"] = count(DistilBertModel(DistilBertConfig()))  # 6 layers like BERT-base's, no segments/pooler
+sizes.update({**bert_counts, "MiniLM-L6": count(hf_model)})
+TABLE_SAYS = {"ALBERT-base": "12M", "ALBERT-large": "18M", "ALBERT-xlarge": "59M", "ALBERT-xxlarge": "233M",
+              "BERT-base": "108M", "BERT-large": "334M"}
+for name, n in sizes.items():
+    print(f"{name:>14}: {n:>12,} ({n / 1e6:6.1f}M)   the lecture's table: {TABLE_SAYS.get(name, '-')}")
+print(f"DistilBERT is {1 - sizes['DistilBERT'] / sizes['BERT-base']:.0%} smaller than BERT-base")
+
+# %% [markdown]
+# The table's ALBERT sizes are its configurations' counts rounded, except one: ALBERT-xxlarge, with
+# the 12 layers, hidden size 4096 and embedding size 128 the same table gives, has 222.6M parameters,
+# not 233M.
 #
 # ALBERT's sharing shows that parameters and computation are different budgets: ALBERT-xxlarge has
 # fewer parameters than BERT-large but is slower (the table of the lecture "BERT and Other Language Models": a speed-up of 1.2x against BERT-large's
@@ -817,6 +1062,9 @@ checks.check_albert_embedding(full_embedding, factorised_embedding)
 #
 # - WordPiece splits each word greedily, longest piece first, with `##` on continuations; a word
 #   that cannot be split is one [UNK].
+# - A WordPiece vocabulary is learned by merging pieces, the pair with the best
+#   count(ab) / (count(a) count(b)) first. Hugging Face's `WordPieceTrainer` merges the most frequent
+#   pair instead (BPE's rule); with a small vocabulary its pieces split new words into fewer tokens.
 # - BERT's input is `[CLS] A [SEP] B [SEP]` with segment ids 0 and 1; its embedding is word +
 #   position + segment, then LayerNorm.
 # - Pretraining: 15% of the tokens are selected, 80% of them become [MASK], 10% random, 10%
@@ -829,4 +1077,5 @@ checks.check_albert_embedding(full_embedding, factorised_embedding)
 #   pairs, every token for tagging and for QA's start and end.
 # - Fine-tuning all the weights beats frozen features, which beat a bag of words, on a topic task of
 #   real docstrings.
-# - BERT-base has 110M parameters, BERT-large 340M; ALBERT factorises the embeddings.
+# - BERT-base has 109.5M parameters, BERT-large 335.1M (the decks round to 110M and 340M or 345M);
+#   ALBERT factorises the embeddings.

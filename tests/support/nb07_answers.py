@@ -45,6 +45,22 @@ _SHORTEST_FIRST = '''def wordpiece(word, vocab):
     return pieces
 '''
 
+_PAIR_SCORES = '''def pair_scores(splits):
+    pieces, pairs = {{}}, {{}}
+    for split, count in splits.items():
+        for piece in {pieces_of}:
+            pieces[piece] = pieces.get(piece, 0) + {piece_weight}
+        for a, b in zip(split, split[1:]):
+            pairs[a, b] = pairs.get((a, b), 0) + {pair_weight}
+    return {{(a, b): {score} for (a, b), n in pairs.items()}}
+'''
+
+
+def pair_scores_source(pieces_of="split", piece_weight="count", pair_weight="count",
+                       score="n / (pieces[a] * pieces[b])"):
+    return _PAIR_SCORES.format(pieces_of=pieces_of, piece_weight=piece_weight, pair_weight=pair_weight, score=score)
+
+
 _MASK = '''def mask_tokens(input_ids, special_mask, generator, vocab_size, mask_id):
     shape, device = input_ids.shape, input_ids.device
     selected = {selected}
@@ -132,6 +148,35 @@ def albert_source(full="V * H", factorised="V * E + E * H"):
 
 
 WRONG = [
+    Wrong("pairs_frequency", "pair_scores", pair_scores_source(score="n"), "check_pair_scores", "BPE's rule"),
+    Wrong("pairs_sum", "pair_scores", pair_scores_source(score="n / (pieces[a] + pieces[b])"), "check_pair_scores",
+          "count(a) + count(b)"),
+    Wrong("pairs_unweighted", "pair_scores", pair_scores_source(piece_weight="1", pair_weight="1"), "check_pair_scores",
+          "you count each word once"),
+    Wrong("pairs_pieces_once", "pair_scores", pair_scores_source(pieces_of="set(split)"), "check_pair_scores",
+          "count it once per word"),
+    Wrong("pairs_last_piece", "pair_scores", pair_scores_source(pieces_of="split[:-1]"), "check_pair_scores",
+          "the last one too"),
+    Wrong("pairs_conditional", "pair_scores", pair_scores_source(score="n / pieces[a]"), "check_pair_scores",
+          "by count(a) only"),
+    Wrong("pairs_probabilities", "pair_scores",
+          pair_scores_source(score="(n / sum(pieces.values())) / ((pieces[a] / sum(pieces.values())) * "
+                                   "(pieces[b] / sum(pieces.values())))"), "check_pair_scores", "times the right one"),
+    Wrong("pairs_merged_keys", "pair_scores",
+          "def pair_scores(splits):\n"
+          "    scores = {}\n"
+          "    for (a, b), value in plain(splits).items():\n"
+          "        scores[a + b.removeprefix('##')] = value\n"
+          "    return scores\n"
+          "def plain(splits):\n" + pair_scores_source().split("\n", 1)[1], "check_pair_scores", "keys must be pairs"),
+    Wrong("pairs_best_only", "pair_scores",
+          "def pair_scores(splits):\n"
+          "    scores = plain(splits)\n"
+          "    return max(scores, key=scores.get)\n"
+          "def plain(splits):\n" + pair_scores_source().split("\n", 1)[1], "check_pair_scores", "the single pair"),
+    Wrong("pairs_skip_last_pair", "pair_scores", pair_scores_source().replace("zip(split, split[1:])",
+                                                                              "zip(split[:-1], split[1:-1])"),
+          "check_pair_scores", "pairs of neighbouring pieces are missing"),
     Wrong("wordpiece_shortest_first", "wordpiece", _SHORTEST_FIRST, "check_wordpiece", "shortest matching piece first"),
     Wrong("wordpiece_no_hashes", "wordpiece", wordpiece_source(candidate="word[start:end]"), "check_wordpiece",
           "must start with '##'"),
@@ -235,6 +280,19 @@ WRONG = [
 #: Correct answers in other styles: recursion and dicts, numpy, loops.
 ALTERNATIVES = {
     "loops": {
+        "pair_scores": '''def pair_scores(splits):
+    from collections import Counter
+    pieces, pairs = Counter(), Counter()
+    for split, count in splits.items():
+        for i in range(len(split)):
+            pieces[split[i]] += count
+            if i + 1 < len(split):
+                pairs[(split[i], split[i + 1])] += count
+    scores = {}
+    for pair in pairs:
+        scores[pair] = pairs[pair] / pieces[pair[0]] / pieces[pair[1]]
+    return scores
+''',
         "wordpiece": '''def wordpiece(word, vocab):
     if len(word) > 100:
         return ["[UNK]"]
@@ -294,6 +352,21 @@ ALTERNATIVES = {
 ''',
     },
     "numpy": {
+        "pair_scores": '''import numpy as np
+def pair_scores(splits):
+    words = list(splits)
+    weights = np.array([splits[w] for w in words], dtype=np.float64)
+    names = sorted({p for w in words for p in w})
+    index = {p: i for i, p in enumerate(names)}
+    piece_counts = np.zeros(len(names))
+    pair_counts = np.zeros((len(names), len(names)))
+    for w, weight in zip(words, weights):
+        np.add.at(piece_counts, [index[p] for p in w], weight)
+        for a, b in zip(w, w[1:]):
+            pair_counts[index[a], index[b]] += weight
+    scores = pair_counts / np.outer(piece_counts, piece_counts)
+    return {(names[i], names[j]): np.float64(scores[i, j]) for i, j in zip(*np.nonzero(pair_counts))}
+''',
         "bert_embeddings": '''import numpy as np
 def bert_embeddings(input_ids, token_type_ids, weights):
     w = {k: v.detach().cpu().numpy() for k, v in weights.items()}
@@ -332,6 +405,9 @@ def best_span(start_logits, end_logits, max_len):
 
 #: Answers that call what the exercise asks the student to write.
 CHEATS = [
+    Wrong("pairs_calls_course_lib", "pair_scores",
+          "from course_lib.wordpiece import pair_scores as _scores\n"
+          "def pair_scores(splits):\n    return _scores(splits)\n", "check_pair_scores", "switched off"),
     Wrong("wordpiece_calls_tokenizer", "wordpiece",
           "def wordpiece(word, vocab):\n    return tokenizer.tokenize(word)\n", "check_wordpiece", "switched off"),
     Wrong("mask_calls_course_lib", "mask_tokens",
@@ -362,7 +438,7 @@ CHEATS = [
 ]
 
 #: Answer cells replaced by a stub that raises NotImplementedError, and the test cell that must say so.
-STUBS = [("wordpiece", "check_wordpiece"), ("nsp_pair", "check_nsp_pair"), ("bert_embeddings", "check_bert_embeddings"),
+STUBS = [("wordpiece", "check_wordpiece"), ("pair_scores", "check_pair_scores"), ("nsp_pair", "check_nsp_pair"), ("bert_embeddings", "check_bert_embeddings"),
          ("mask_tokens", "check_mask_tokens"), ("best_span", "check_best_span"),
          ("bert_parameters", "check_bert_parameters")]
 
