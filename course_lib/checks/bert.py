@@ -307,16 +307,20 @@ def exact_pair_scores(splits: dict) -> dict[tuple[str, str], Fraction]:
 
 
 def plain_pair_scores(splits: dict, *, weighted_pairs=True, weighted_pieces=True, pieces_once=False, pairs_once=False,
-                      denominator="product", pieces_from_pairs=False, skip_last_piece=False) -> dict:
-    """The scores in plain Python, right or with one known mistake (for the catalogue), as floats."""
+                      denominator="product", pieces_from_pairs=None, skip_last_piece=False, strip_prefix=False) -> dict:
+    """The scores in plain Python, right or with one known mistake (for the catalogue), as floats.
+
+    ``pieces_from_pairs``: None (count the pieces themselves), "roles" (a where it starts a pair, b where it
+    ends one) or "ends" (every pair adds to both its pieces); ``strip_prefix``: "##w" counted as "w"."""
     pieces: dict[str, int] = {}
     pairs: dict[tuple[str, str], int] = {}
     first: dict[str, int] = {}
     second: dict[str, int] = {}
+    name = (lambda piece: piece.removeprefix("##")) if strip_prefix else (lambda piece: piece)
     for split, count in splits.items():
         counted = split[:-1] if skip_last_piece else split
         for piece in (dict.fromkeys(counted) if pieces_once else counted):
-            pieces[piece] = pieces.get(piece, 0) + (count if weighted_pieces else 1)
+            pieces[name(piece)] = pieces.get(name(piece), 0) + (count if weighted_pieces else 1)
         word_pairs = list(zip(split, split[1:]))
         for pair in (dict.fromkeys(word_pairs) if pairs_once else word_pairs):
             pairs[pair] = pairs.get(pair, 0) + (count if weighted_pairs else 1)
@@ -324,7 +328,12 @@ def plain_pair_scores(splits: dict, *, weighted_pairs=True, weighted_pieces=True
             second[pair[1]] = second.get(pair[1], 0) + count
     out = {}
     for (a, b), n in pairs.items():
-        ca, cb = (first[a], second[b]) if pieces_from_pairs else (pieces.get(a, 0), pieces.get(b, 0))
+        if pieces_from_pairs == "roles":
+            ca, cb = first[a], second[b]
+        elif pieces_from_pairs == "ends":
+            ca, cb = first.get(a, 0) + second.get(a, 0), first.get(b, 0) + second.get(b, 0)
+        else:
+            ca, cb = pieces.get(name(a), 0), pieces.get(name(b), 0)
         if denominator == "product":
             out[a, b] = n / (ca * cb) if ca * cb else math.inf
         elif denominator == "sum":
@@ -361,7 +370,13 @@ def pair_scores_mistakes() -> list[Variant]:
         v("pairs_once", "a pair that occurs twice in a word must count twice (times the word's count); you count it "
           "once per word.", pairs_once=True),
         v("pieces_from_pairs", "you count a only where it starts a pair and b only where it ends one; count(a) and "
-          "count(b) count every occurrence of the piece, wherever it stands in the word.", pieces_from_pairs=True),
+          "count(b) count every occurrence of the piece, wherever it stands in the word.", pieces_from_pairs="roles"),
+        v("pieces_from_pair_ends", "you count the pieces from the pairs, so a piece inside a word counts twice (it is in "
+          "two pairs) and a word's first and last piece once; count(a) counts each occurrence of the piece once.",
+          pieces_from_pairs="ends"),
+        v("prefix_stripped", "you count a piece and its '##' form (such as 'w' and '##w') as one piece; they are "
+          "different pieces (a w that starts a word, a w that continues one): count each piece as it is written.",
+          strip_prefix=True),
         v("last_piece_skipped", "your piece counts miss the last piece of every word; count every piece, the last "
           "one too.", skip_last_piece=True),
         v("log", "your values are the logarithms of the scores; return count(ab) / (count(a) * count(b)) itself.",

@@ -180,9 +180,9 @@ checks.check_pair_scores(pair_scores, corpora=checks.pair_score_corpora(seed=3, 
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Your scores on the four words, best first: `##i ##d` wins though it occurs only 3 times, because
-# its two pieces never occur apart, while `##e ##s` and `##s ##t` (9 times each) score low: `##e` is
-# everywhere. Learning a vocabulary is this step again and again: merge the best pair, count, score,
+# Your scores on the four words, best first: `w ##i` and `##i ##d` win though each occurs only 3
+# times, because their pieces never occur apart, while `##e ##s` and `##s ##t` (9 times each) score
+# low: `##e` is everywhere. Learning a vocabulary is this step again and again: merge the best pair, count, score,
 # merge. `course_lib.wordpiece.learn_wordpiece` does it (it updates the counts of the words that
 # changed instead of counting everything again); with `score="frequency"` it merges the most
 # frequent pair instead, BPE's rule. The merges of each, in order:
@@ -204,7 +204,8 @@ for rule in ("likelihood", "frequency"):
 # docstrings (the course's prose corpus, `course_lib.data.docstring_sentences`, its training modules),
 # a vocabulary of 400 pieces: about 50 characters (`a`, ..., `##a`, ...) and 350 merges. Beside it,
 # the vocabulary that the `WordPieceTrainer` of Hugging Face `tokenizers` learns from the same words
-# with the same size, and our learner with BPE's frequency rule.
+# with the same size, and our learner with BPE's frequency rule. (A tie between pairs of equal score
+# goes to the more frequent pair, then to the pair whose pieces joined the vocabulary first.)
 
 # %% [demo]
 from tokenizers import Tokenizer, models, pre_tokenizers, trainers
@@ -287,11 +288,10 @@ for word in ["returning", "subprocess", "directories", "unicode", "tokenisation"
 # only together, scores 1, the highest score there is, however rare the pair. With only about 350
 # merges, spending them on rarities costs a lot: held-out words need about twice as many tokens (the
 # counts above, and the figure: the likelihood rule merges pairs seen a handful of times while BPE
-# merges pairs seen hundreds of times). With a vocabulary the size of BERT's, both rules have room for
-# every common word whole. (The trainer behind BERT's vocabulary was never published. Schuster and
-# Nakajima's WordPiece picks the merge that most increases the likelihood of a language model of the
-# text, which also weighs a pair by how often it occurs; the ratio above is the simplified score that
-# the lecture "LSTMs & Transformers" and Hugging Face's course describe.)
+# merges pairs seen hundreds of times). (The trainer behind BERT's vocabulary was never published.
+# Schuster and Nakajima's WordPiece picks the merge that most increases the likelihood of a language
+# model of the text, which also weighs a pair by how often it occurs; the ratio above is the
+# simplified score that Hugging Face's NLP course gives for WordPiece.)
 
 # %% [markdown]
 # ## 2. Two sentences in one input

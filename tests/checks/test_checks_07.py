@@ -1,4 +1,6 @@
 """Notebook 07's checks beyond the common ones in test_checks.py: references, catalogues, built-ins restored, odd answers."""
+from fractions import Fraction
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -179,3 +181,47 @@ def test_course_bert_loads_or_the_demo_says_why(kernel):
     """The fill-mask demo's guard: load_course_bert works here (the checkpoint is committed)."""
     model, vocab = course_bert.load_course_bert()
     assert vocab.mask_id in vocab.special_ids
+
+
+def test_pair_scores_reference_and_catalogue():
+    """The check's exact fractions equal course_lib.wordpiece.pair_scores; the notebook's numbers; every variant wrong."""
+    from course_lib.wordpiece import pair_scores
+
+    exact = checks.exact_pair_scores(checks.LOW_NEWEST)
+    assert exact[("##e", "##s")] == Fraction(1, 17) and exact[("##i", "##d")] == Fraction(1, 3)
+    corpora = checks.pair_score_corpora(seed=0) + checks.pair_score_corpora(seed=3, count=4)
+    for corpus in corpora:
+        exact = checks.exact_pair_scores(corpus)
+        ours = pair_scores(corpus)
+        assert set(ours) == set(exact) and all(abs(ours[p] - float(exact[p])) < 1e-12 for p in exact)
+    for variant in checks.pair_scores_mistakes():
+        assert any(set(variant.compute(c)) != set(checks.exact_pair_scores(c)) or any(
+            abs(variant.compute(c)[p] - float(x)) > 1e-9 for p, x in checks.exact_pair_scores(c).items())
+            for c in checks.pair_score_corpora(seed=0)), variant.name
+
+
+def test_pair_scores_wrong_kinds_get_a_sentence():
+    right = checks.plain_pair_scores
+    with pytest.raises(AnswerError, match="should return a dict"):
+        checks.check_pair_scores(lambda splits: list(right(splits).items()))
+    with pytest.raises(AnswerError, match="should be a float"):
+        checks.check_pair_scores(lambda splits: {p: Fraction(v).limit_denominator() for p, v in right(splits).items()})
+    with pytest.raises(AnswerError, match="keys must be pairs"):
+        checks.check_pair_scores(lambda splits: {" ".join(p): v for p, v in right(splits).items()})
+
+    def mutates(splits):
+        scores = right(splits)
+        splits.clear()
+        return scores
+    with pytest.raises(AnswerError, match="changed the dict"):
+        checks.check_pair_scores(mutates)
+    # tensors and numpy numbers are fine
+    checks.check_pair_scores(lambda splits: {p: torch.tensor(v, dtype=torch.float64) for p, v in right(splits).items()})
+
+
+def test_pair_scores_uncatalogued_mistakes_are_described():
+    right = checks.plain_pair_scores
+    with pytest.raises(AnswerError, match="not a pair of neighbouring pieces"):
+        checks.check_pair_scores(lambda s: {**right(s), ("##zz", "##q"): 0.5})
+    with pytest.raises(AnswerError, match=r"e\.g\. \(.*right count\(ab\)"):
+        checks.check_pair_scores(lambda s: {p: v * (2 if p[0] == "l" else 1) for p, v in right(s).items()})

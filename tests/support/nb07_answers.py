@@ -174,6 +174,35 @@ WRONG = [
           "    scores = plain(splits)\n"
           "    return max(scores, key=scores.get)\n"
           "def plain(splits):\n" + pair_scores_source().split("\n", 1)[1], "check_pair_scores", "the single pair"),
+    Wrong("pairs_across_words", "pair_scores", '''def pair_scores(splits):
+    text = []
+    for word, count in splits.items():
+        text.extend(list(word) * count)
+    pieces, pairs = {}, {}
+    for piece in text:
+        pieces[piece] = pieces.get(piece, 0) + 1
+    for a, b in zip(text, text[1:]):
+        pairs[a, b] = pairs.get((a, b), 0) + 1
+    return {(a, b): n / (pieces[a] * pieces[b]) for (a, b), n in pairs.items()}
+''', "check_pair_scores", "only with the one right after it in the same word"),
+    Wrong("pairs_prefix_stripped", "pair_scores", '''def pair_scores(splits):
+    pieces, pairs = {}, {}
+    for split, count in splits.items():
+        for piece in split:
+            pieces[piece.lstrip("#")] = pieces.get(piece.lstrip("#"), 0) + count
+        for a, b in zip(split, split[1:]):
+            pairs[a, b] = pairs.get((a, b), 0) + count
+    return {(a, b): n / (pieces[a.lstrip("#")] * pieces[b.lstrip("#")]) for (a, b), n in pairs.items()}
+''', "check_pair_scores", "its '##' form"),
+    Wrong("pairs_pieces_from_pairs", "pair_scores", '''def pair_scores(splits):
+    pieces, pairs = {}, {}
+    for split, count in splits.items():
+        for a, b in zip(split, split[1:]):
+            pairs[a, b] = pairs.get((a, b), 0) + count
+            pieces[a] = pieces.get(a, 0) + count
+            pieces[b] = pieces.get(b, 0) + count
+    return {(a, b): n / (pieces[a] * pieces[b]) for (a, b), n in pairs.items()}
+''', "check_pair_scores", "counts twice (it is in two pairs)"),
     Wrong("pairs_skip_last_pair", "pair_scores", pair_scores_source().replace("zip(split, split[1:])",
                                                                               "zip(split[:-1], split[1:-1])"),
           "check_pair_scores", "pairs of neighbouring pieces are missing"),
@@ -279,6 +308,17 @@ WRONG = [
 
 #: Correct answers in other styles: recursion and dicts, numpy, loops.
 ALTERNATIVES = {
+    "counters": {
+        "pair_scores": '''import collections
+from fractions import Fraction
+def pair_scores(splits):
+    unigrams, bigrams = collections.Counter(), collections.Counter()
+    for word, freq in splits.items():
+        unigrams.update({p: n * freq for p, n in collections.Counter(word).items()})
+        bigrams.update({pq: n * freq for pq, n in collections.Counter(zip(word[:-1], word[1:])).items()})
+    return {(a, b): float(Fraction(bigrams[a, b], unigrams[a] * unigrams[b])) for (a, b) in bigrams}
+''',
+    },
     "loops": {
         "pair_scores": '''def pair_scores(splits):
     from collections import Counter
