@@ -413,6 +413,50 @@ ALTERNATIVES["inverse_cdf"] = {"sample_next": '''def sample_next(logits, tempera
     return torch.searchsorted(cdf, u).squeeze(-1).clamp(max=logits.shape[-1] - 1)
 '''}
 
+#: from the blind set: one threshold from a descending sort, F.softmax, indexing instead of squeeze
+ALTERNATIVES["sort_threshold"] = {"sample_next": '''import torch.nn.functional as F
+def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    """logits (vocab,) or (batch, vocab) -> token ids () or (batch,), int64, drawn from softmax(logits / temperature)
+    restricted to the top_k largest logits (None or 0: no restriction)."""
+    if not temperature > 0:
+        raise ValueError("The temperature has to be strictly positive, otherwise z / T is not a distribution")
+    z = logits / temperature          # new tensor, logits untouched
+    V = z.size(-1)
+    if top_k is not None and top_k != 0:
+        if top_k > V:
+            raise ValueError("top_k cannot be larger than the vocabulary size")
+        sorted_z, _ = torch.sort(z, dim=-1, descending=True)
+        threshold = sorted_z[..., top_k - 1].unsqueeze(-1)
+        z = torch.where(z >= threshold, z, torch.full_like(z, float('-inf')))
+    p = F.softmax(z, dim=-1)
+    if p.dim() == 1:
+        return torch.multinomial(p, 1, generator=generator)[0]
+    return torch.multinomial(p, 1, generator=generator)[:, 0]
+'''}
+
+WRONG += [
+    Wrong("sample_one_uniform_per_batch", "sample_next", '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):
+    """logits (vocab,) or (batch, vocab) -> token ids () or (batch,), int64, drawn from softmax(logits / temperature)
+    restricted to the top_k largest logits (None or 0: no restriction)."""
+    if temperature <= 0:
+        raise ValueError("temperature must be positive: z / T is not a distribution for T <= 0")
+    z = logits / temperature
+    V = z.shape[-1]
+    if top_k:
+        if top_k > V:
+            raise ValueError("top_k is larger than the vocabulary")
+        kth = torch.topk(z, top_k, dim=-1).values[..., -1:]
+        z = z.masked_fill(z < kth, float("-inf"))
+    probs = torch.softmax(z.double(), dim=-1)
+    cdf = probs.cumsum(dim=-1)
+    u = torch.rand(1, generator=generator, dtype=torch.float64)
+    u = (u * cdf[..., -1:]).contiguous()
+    ids = torch.searchsorted(cdf.contiguous(), u, right=True).clamp(max=V - 1)
+    return ids.squeeze(-1).long()
+''', "check_sample_next",
+          "draw one independent id per row"),
+]
+
 CHEATS += [
     Wrong("sample_calls_course_sampler", "sample_next",
           "def sample_next(logits, temperature=1.0, top_k=None, generator=None):\n"
