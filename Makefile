@@ -35,9 +35,10 @@ $(CLUSTER_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[cluster]'
 	touch $@
 
-# the suite runs on every core (pytest-xdist; a test file's tests stay on one worker, tests/conftest.py),
+# the suite runs on every core (pytest-xdist; a test file's functions, or a test class, stay on one worker:
+# tests/conftest.py),
 # then the browser tests alone
-PYTEST_PARALLEL ?= -n auto --dist loadgroup
+PYTEST_PARALLEL ?= -n auto --dist loadscope
 
 test: $(CLUSTER_STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not serial" --durations=25

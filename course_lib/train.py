@@ -13,7 +13,9 @@ pairs of integer tensors; the loop moves them to the model's device.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
+import os
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
@@ -28,6 +30,11 @@ __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches"
            "iterate_batches", "train", "evaluate", "sample", "model_device"]
 
 IGNORE_INDEX = -100
+
+#: ``COURSE_FAST=1`` in the environment: every :func:`train` stops after FAST_STEPS steps or FAST_SECONDS.
+#: The test suite sets it where it runs whole notebooks only to see that every cell runs (tests/notebooks,
+#: tests/grading/test_offline.py); the default run, ``make benchmark`` and the lecture train in full.
+FAST_ENV, FAST_STEPS, FAST_SECONDS = "COURSE_FAST", 20, 0.5
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -154,6 +161,15 @@ class History:
         return ax
 
 
+def shortened(config: TrainConfig) -> TrainConfig:
+    """``config`` itself, or with ``COURSE_FAST=1`` at most FAST_STEPS steps and FAST_SECONDS seconds."""
+    if os.environ.get(FAST_ENV) != "1":
+        return config
+    budget = min(config.time_budget_s or FAST_SECONDS, FAST_SECONDS)
+    return dataclasses.replace(config, steps=min(config.steps, FAST_STEPS), time_budget_s=budget,
+                               eval_every=min(config.eval_every, FAST_STEPS // 2))
+
+
 def train(
     model: torch.nn.Module,
     draw_batch: Callable[[torch.Generator], Batch],
@@ -164,9 +180,9 @@ def train(
     """Train ``model`` with AdamW on batches from ``draw_batch(generator)``; returns a :class:`History`.
 
     ``valid`` returns an iterable of validation batches; it is evaluated every ``eval_every``
-    steps and at the end. Batches are moved to the model's device.
+    steps and at the end. Batches are moved to the model's device. ``COURSE_FAST=1`` shortens it (:func:`shortened`).
     """
-    config = config or TrainConfig()
+    config = shortened(config or TrainConfig())
     device = model_device(model)
     generator = torch.Generator().manual_seed(config.seed)
     optimizer = optimizer or torch.optim.AdamW(model.parameters(), lr=config.lr, weight_decay=config.weight_decay)

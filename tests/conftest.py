@@ -29,24 +29,17 @@ DEVICES = [
 ]
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Keep a test file's tests on one pytest-xdist worker (``make test`` runs ``--dist loadgroup``).
+    """Mark the browser tests ``serial``: ``make test`` runs them after the parallel part, alone on the machine.
 
-    A file's module-scoped fixtures (a graded batch, a built course, a solution namespace) are then
-    built once. A file that sets ``XDIST_SPLIT_BY = "<fixture>"`` is split by that module-scoped
-    fixture's parameter instead (tests/grading/test_pipeline.py: one batch per notebook), so its
-    batches run on both workers. The browser tests are marked ``serial``: ``make test`` runs them
-    after the parallel part, alone on the machine.
+    The parallel part is pytest-xdist's ``--dist loadscope``: a test file's functions (or a test class's
+    methods) run on one worker, so that a module- or class-scoped fixture (a graded batch, a built course,
+    a solution namespace) is built once. A file with several heavy fixtures splits its tests into
+    classes (tests/grading/test_pipeline.py: one class per notebook) so that they share the workers.
     """
     for item in items:
         if item.nodeid.startswith("tests/browser/"):
             item.add_marker(pytest.mark.serial)  # Chromium's waits time out beside a busy worker
-        group = item.nodeid.split("::")[0]
-        split_by = getattr(item.module, "XDIST_SPLIT_BY", None) if hasattr(item, "module") else None
-        if split_by and hasattr(item, "callspec") and split_by in item.callspec.params:
-            group += f"[{item.callspec.params[split_by]}]"
-        item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(params=DEVICES)

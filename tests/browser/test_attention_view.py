@@ -71,7 +71,7 @@ def test_without_bertviz_the_picture_alone(monkeypatch):
 
 BROWSER_CHECK = textwrap.dedent("""
     import json, sys, time
-    sys.path.insert(0, {tests!r})
+    sys.path[:0] = {paths!r}  # lab_session, and the support helpers it imports
     from lab_session import chromium
     found = {{}}
     with chromium(1200, 900) as driver:
@@ -101,7 +101,8 @@ def test_both_views_draw_in_a_browser_with_no_network(tmp_path):
         page = tmp_path / f"{view.__name__}.html"
         page.write_text(f"<html><body>{view(weights(), TOKENS).data}</body></html>", encoding="utf-8")
         pages[view.__name__] = str(page)
-    script = BROWSER_CHECK.format(tests=str(Path(__file__).resolve().parent), pages=pages, artifacts=str(ARTIFACTS))
+    here = Path(__file__).resolve().parent
+    script = BROWSER_CHECK.format(paths=[str(here), str(here.parent / "support")], pages=pages, artifacts=str(ARTIFACTS))
     proc = subprocess.run(["unshare", "-rn", "sh", "-c", 'ip link set lo up; exec "$@"', "sh", sys.executable, "-c", script],
                           capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -17,10 +17,9 @@ import pytest
 from answer_catalogue import answer_modules
 from autograder import cells
 from autograder.feedback import hidden_lines
-from notebook_runner import REPO, grade_ids
+from notebook_runner import REPO, grade_ids, one_class_per_notebook
 
 pytestmark = pytest.mark.pipeline
-XDIST_SPLIT_BY = "graded"  # one notebook's batch per pytest-xdist group (tests/conftest.py)
 MODULES = {m.NOTEBOOK: m for m in answer_modules()}
 
 
@@ -68,16 +67,11 @@ def grade_batch(nb: Notebook, tmp: Path):
     return rows, out
 
 
-_batches: dict = {}
-
-
-@pytest.fixture(params=sorted(MODULES), scope="module")
+@pytest.fixture(scope="class")
 def graded(request, tmp_path_factory):
-    name = request.param
-    if name not in _batches:
-        nb = Notebook(name)
-        _batches[name] = (nb, *grade_batch(nb, tmp_path_factory.mktemp(name)))
-    return _batches[name]
+    """The notebook's batch, graded once per test class (``make test`` gives each class to one worker)."""
+    nb = Notebook(request.cls.NOTEBOOK)
+    return (nb, *grade_batch(nb, tmp_path_factory.mktemp(nb.name)))
 
 
 def feedback_text(out: Path, student: str) -> str:
@@ -89,66 +83,66 @@ def score(rows, student) -> float:
     return float(rows[student]["score"])
 
 
-def test_csv_has_the_contracted_columns(graded):
-    nb, rows, _ = graded
-    assert {"student_id", "assignment", "score", "max_score"} <= set(next(iter(rows.values())))
-    assert all(row["assignment"] == nb.name for row in rows.values())
-    assert all(float(row["max_score"]) == nb.auto + nb.manual for row in rows.values())
+class PipelineTests:
+    """The tests of one notebook's batch (``NOTEBOOK``: one class per notebook, at the end of the file)."""
+
+    NOTEBOOK = ""
+
+    def test_csv_has_the_contracted_columns(self, graded):
+        nb, rows, _ = graded
+        assert {"student_id", "assignment", "score", "max_score"} <= set(next(iter(rows.values())))
+        assert all(row["assignment"] == nb.name for row in rows.values())
+        assert all(float(row["max_score"]) == nb.auto + nb.manual for row in rows.values())
+
+    def test_solution_gets_every_automatic_point(self, graded):
+        nb, rows, _ = graded
+        assert score(rows, "solution") == nb.auto
+        assert float(rows["solution"]["manual_points_pending"]) == nb.manual
+
+    def test_blank_release_gets_zero(self, graded):
+        nb, rows, out = graded
+        assert score(rows, "blank") == 0
+        assert "not implemented" in feedback_text(out, "blank") or "NotImplementedError" in feedback_text(out, "blank")
+
+    def test_each_mistake_loses_its_points_and_is_named(self, graded):
+        nb, rows, out = graded
+        for wrong in nb.wrong:
+            student = f"wrong_{wrong.name}"
+            lost = nb.points[wrong.test_cell] + sum(nb.points[c] for c in wrong.also_fails)
+            assert score(rows, student) == nb.auto - lost, (wrong.name, rows[student])
+            assert wrong.message in feedback_text(out, student), wrong.name
+
+    def test_other_styles_get_full_marks(self, graded):
+        nb, rows, _ = graded
+        for style in nb.answers.ALTERNATIVES:
+            assert score(rows, f"alt_{style}") == nb.auto, style
+
+    def test_infinite_loop_times_out_and_the_rest_is_graded(self, graded):
+        nb, rows, out = graded
+        assert score(rows, "infinite_loop") == nb.auto - nb.points[nb.answers.LOOP[1]]
+        assert "Timeout" in feedback_text(out, "infinite_loop") or "timeout" in feedback_text(out, "infinite_loop")
+
+    @pytest.mark.parametrize("student,reason", [("broken", "invalid JSON"), ("empty", "empty")])
+    def test_files_that_are_not_notebooks_get_zero_with_a_reason(self, graded, student, reason):
+        nb, rows, out = graded
+        assert score(rows, student) == 0 and rows[student]["status"] == "error"
+        assert reason in rows[student]["reason"]
+        assert reason in feedback_text(out, student)
+
+    def test_no_hidden_test_source_in_any_feedback(self, graded):
+        nb, _, out = graded
+        secrets = hidden_lines(nb.source)
+        assert secrets, f"{nb.name} should have hidden tests"
+        for page in (out / "feedback").glob("*.html"):
+            text = page.read_text(encoding="utf-8")
+            plain = html.unescape(re.sub(r"<[^>]+>", "", text))
+            for secret in secrets:
+                assert secret not in text and secret not in plain, f"{page.name} shows hidden test line {secret!r}"
+            assert "BEGIN HIDDEN TESTS" not in text
+
+    def test_every_submission_has_feedback(self, graded):
+        _, rows, out = graded
+        assert {p.stem for p in (out / "feedback").glob("*.html")} == set(rows)
 
 
-def test_solution_gets_every_automatic_point(graded):
-    nb, rows, _ = graded
-    assert score(rows, "solution") == nb.auto
-    assert float(rows["solution"]["manual_points_pending"]) == nb.manual
-
-
-def test_blank_release_gets_zero(graded):
-    nb, rows, out = graded
-    assert score(rows, "blank") == 0
-    assert "not implemented" in feedback_text(out, "blank") or "NotImplementedError" in feedback_text(out, "blank")
-
-
-def test_each_mistake_loses_its_points_and_is_named(graded):
-    nb, rows, out = graded
-    for wrong in nb.wrong:
-        student = f"wrong_{wrong.name}"
-        lost = nb.points[wrong.test_cell] + sum(nb.points[c] for c in wrong.also_fails)
-        assert score(rows, student) == nb.auto - lost, (wrong.name, rows[student])
-        assert wrong.message in feedback_text(out, student), wrong.name
-
-
-def test_other_styles_get_full_marks(graded):
-    nb, rows, _ = graded
-    for style in nb.answers.ALTERNATIVES:
-        assert score(rows, f"alt_{style}") == nb.auto, style
-
-
-def test_infinite_loop_times_out_and_the_rest_is_graded(graded):
-    nb, rows, out = graded
-    assert score(rows, "infinite_loop") == nb.auto - nb.points[nb.answers.LOOP[1]]
-    assert "Timeout" in feedback_text(out, "infinite_loop") or "timeout" in feedback_text(out, "infinite_loop")
-
-
-@pytest.mark.parametrize("student,reason", [("broken", "invalid JSON"), ("empty", "empty")])
-def test_files_that_are_not_notebooks_get_zero_with_a_reason(graded, student, reason):
-    nb, rows, out = graded
-    assert score(rows, student) == 0 and rows[student]["status"] == "error"
-    assert reason in rows[student]["reason"]
-    assert reason in feedback_text(out, student)
-
-
-def test_no_hidden_test_source_in_any_feedback(graded):
-    nb, _, out = graded
-    secrets = hidden_lines(nb.source)
-    assert secrets, f"{nb.name} should have hidden tests"
-    for page in (out / "feedback").glob("*.html"):
-        text = page.read_text(encoding="utf-8")
-        plain = html.unescape(re.sub(r"<[^>]+>", "", text))
-        for secret in secrets:
-            assert secret not in text and secret not in plain, f"{page.name} shows hidden test line {secret!r}"
-        assert "BEGIN HIDDEN TESTS" not in text
-
-
-def test_every_submission_has_feedback(graded):
-    _, rows, out = graded
-    assert {p.stem for p in (out / "feedback").glob("*.html")} == set(rows)
+one_class_per_notebook(PipelineTests, sorted(MODULES), globals())

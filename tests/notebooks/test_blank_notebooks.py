@@ -13,7 +13,7 @@ import re
 import nbformat
 import pytest
 from nbclient import NotebookClient
-from notebook_runner import LONGEST_OUTPUT, REPO
+from notebook_runner import LONGEST_OUTPUT, REPO, one_class_per_notebook
 
 pytestmark = pytest.mark.slow  # every blank notebook top to bottom in a kernel, demos included
 
@@ -25,8 +25,21 @@ def test_every_notebook_is_covered():
     assert len(RELEASES) == 7, RELEASES
 
 
-@pytest.mark.parametrize("name", RELEASES)
-def test_blank_notebook_speaks_in_one_line_per_error(name, tmp_path):
+class BlankNotebook:
+    """One blank release, run top to bottom (``NOTEBOOK``: one class per notebook, at the end of the file).
+
+    Its demos train with ``COURSE_FAST=1`` (course_lib.train): what is tested is what each cell prints,
+    not how far the models learn.
+    """
+
+    NOTEBOOK = ""
+
+    def test_blank_notebook_speaks_in_one_line_per_error(self, tmp_path, monkeypatch):
+        speaks_in_one_line_per_error(self.NOTEBOOK, tmp_path, monkeypatch)
+
+
+def speaks_in_one_line_per_error(name, tmp_path, monkeypatch):
+    monkeypatch.setenv("COURSE_FAST", "1")  # the kernel inherits it
     nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
     NotebookClient(nb, timeout=300, allow_errors=True, kernel_name="python3",
                    resources={"metadata": {"path": str(tmp_path)}}).execute()
@@ -48,3 +61,6 @@ def test_blank_notebook_speaks_in_one_line_per_error(name, tmp_path):
     assert not noisy, f"{name}: errors a blank notebook shows with a traceback:\n" + "\n\n".join(noisy)
     assert not warnings, f"{name}: printed into the notebook on stderr:\n" + "\n".join(warnings)
     assert not walls, f"{name}: outputs longer than {LONGEST_OUTPUT} characters:\n" + "\n".join(walls)
+
+
+one_class_per_notebook(BlankNotebook, RELEASES, globals())

@@ -56,3 +56,15 @@ class SolutionKernel:
                     self.run_cell(wrong.test_cell)
             finally:
                 self.restore(wrong.cell)
+
+
+def one_class_per_notebook(base: type, names, namespace: dict) -> None:
+    """Add a ``TestNotebookNN`` subclass of ``base`` with ``NOTEBOOK = name`` to ``namespace`` for each notebook.
+
+    ``make test`` runs pytest-xdist with ``--dist loadscope``: a test file's functions go to one worker
+    together, a class's methods too. One class per notebook lets the heavy per-notebook tests (a graded
+    batch, a whole notebook run) share the workers, and a class-scoped fixture is built once per notebook.
+    """
+    for name in names:
+        cls = type(f"TestNotebook{name[:2]}", (base,), {"NOTEBOOK": name, "__module__": namespace["__name__"]})
+        namespace[cls.__name__] = cls
