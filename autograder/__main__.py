@@ -11,7 +11,7 @@
     python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
             [--wall-seconds S] [--cpu-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB]
             [--disk-mb MB] [--no-isolation]
-            [--plain-kernels] [--scheduler ADDRESS]
+            [--plain-kernels] [--scheduler ADDRESS [--worker-wait S]]
         Grade a folder of <student_id>.ipynb files (or an nbgrader submitted/ tree).
         Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
         Exit 0 when every submission got a grade, even a zero. With --scheduler, graded on the
@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     p_grade.add_argument("--scheduler", metavar="ADDRESS", default=None,
                          help="grade on the workers of this Dask scheduler (e.g. tcp://10.0.0.5:8786) instead of "
                               "local processes; needs pip install -e '.[cluster]' (README, 'Grading on a cluster')")
+    p_grade.add_argument("--worker-wait", metavar="S", type=float, default=120,
+                         help="with --scheduler: how long to wait for a first Dask worker before giving up "
+                              "(default: 120; more where workers are batch jobs that queue, as on SLURM)")
 
     p_release = sub.add_parser("release", help="the students' bundle, checked for leaked solutions")
     p_release.add_argument("assignments", nargs="+", help="e.g. 01 05 (or full names)")
@@ -136,7 +139,8 @@ def main(argv: list[str] | None = None) -> int:
     if limits.isolate and isolation_problem():
         print(f"note: kernels are not isolated ({isolation_problem()}); see README 'For instructors'", file=sys.stderr)
     results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits,
-                    fork_kernels=not args.plain_kernels, scheduler=args.scheduler)
+                    fork_kernels=not args.plain_kernels, scheduler=args.scheduler,
+                    worker_wait=args.worker_wait)
     for r in results:
         note = f"  ({r.reason})" if r.reason else ""
         print(f"{r.student_id:24s} {r.score:6g} / {r.max_score:g}{note}")

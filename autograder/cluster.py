@@ -17,7 +17,8 @@ What a cluster does to a batch, and what the batch does about it:
 
 - a worker killed in the middle: Dask gives its submissions to the other workers (a submission
   is graded from scratch: grading is deterministic, so its grade is the same);
-- a worker that never starts: the others take its share (the batch waits for at least one);
+- a worker that never starts: the others take its share (the batch waits ``grade --worker-wait``
+  seconds, 120 by default, for at least one; none: one line, exit 1, nothing written in OUT);
 - a submission whose grading stops its worker again and again (three times: the scheduler's
   ``allowed-failures``): that student gets a zero with the reason, the rest are graded;
 - a scheduler that cannot be reached: one line, exit 1, nothing written in OUT (:func:`connect`).
@@ -49,14 +50,12 @@ try:
 except ImportError:
     raise SystemExit(NEEDS_DASK) from None
 
-WORKER_SECONDS = 120  # for a first worker to join (a batch job queued on SLURM may take longer: see README)
-
-
-def connect(address: str, worker_seconds: float = WORKER_SECONDS) -> distributed.Client:
+def connect(address: str, worker_seconds: float = 120) -> distributed.Client:
     """A client of the scheduler at ``address`` with at least one worker, or SystemExit with one line saying why not.
 
     Reaching the scheduler is given Dask's own connect timeout (``distributed.comm.timeouts.connect``,
-    30 s; ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s`` in the environment sets it).
+    30 s; ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=5s`` in the environment sets it); a first worker
+    is given ``worker_seconds`` (``grade --worker-wait``: workers that are SLURM jobs may queue longer).
     """
     try:
         client = gateway_client(address) if address.startswith("gateway://") else \
@@ -65,10 +64,10 @@ def connect(address: str, worker_seconds: float = WORKER_SECONDS) -> distributed
         raise SystemExit(f"cannot reach the Dask scheduler at {address}: {err}") from None
     try:
         client.wait_for_workers(1, timeout=worker_seconds)
-    except (OSError, TimeoutError) as err:
+    except (OSError, TimeoutError):
         client.close()
         raise SystemExit(f"no Dask worker joined the scheduler at {address} within {worker_seconds:g} s "
-                         f"(start workers: README, 'Grading on a cluster'): {err}") from None
+                         f"(start workers, or wait longer with --worker-wait: README, 'Grading on a cluster')") from None
     return client
 
 

@@ -377,6 +377,7 @@ def grader_only_config(folder: Path):
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
     limits: Limits | None = None, fork_kernels: bool = True, scheduler: str | None = None,
+    worker_wait: float = 120,
 ) -> list[Result]:
     """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html.
 
@@ -384,6 +385,7 @@ def grade(
     which has imported what the notebook imports; without, each kernel starts as a new Python.
     With ``scheduler`` (a Dask scheduler's address) the submissions are graded on its workers
     (:mod:`autograder.cluster`) instead of local processes: the same grading, the same files in OUT.
+    The batch waits ``worker_wait`` seconds for a first worker to join.
     """
     limits = limits or Limits(cell_timeout=timeout)
     assignment = course.resolve_assignment(assignment)
@@ -391,7 +393,7 @@ def grade(
     if scheduler:
         from . import cluster
 
-        client = cluster.connect(scheduler)  # before OUT is touched: an unreachable scheduler leaves nothing there
+        client = cluster.connect(scheduler, worker_wait)  # before OUT is touched: an unreachable scheduler leaves nothing there
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     results: list[Result] = []

@@ -5,7 +5,10 @@ file that is not a notebook, and two hostile submissions: one that stops its ker
 a test cell to print a pass) is graded twice: ``--jobs 2`` on this machine, and ``--scheduler`` on the
 cluster. grades.csv, the feedback pages and results.json (but its seconds) must be the same. A second,
 smaller batch loses one of its two workers in the middle of a submission: every student still has a
-row, with the grade the local run gave. A scheduler nobody listens at: one line, exit 1, no OUT.
+row, with the grade the local run gave. A third cluster has a worker that never starts and a submission
+that takes its worker down each time (tests/support/crashing_worker_preload.py): that student gets a zero
+with the reason, the others their local grades. A scheduler nobody listens at, or one no worker joins in
+time: one line, exit 1, no OUT.
 
 Every process the tests start (scheduler, workers, the kernels those start) carries a marker in its
 environment; whatever still has it when a cluster stops is killed, and the kill test asserts that
@@ -28,6 +31,7 @@ import pytest
 
 from autograder.cells import answers, with_answers
 from notebook_runner import REPO
+import crashing_worker_preload
 import nb05_answers
 
 distributed = pytest.importorskip("distributed", reason="the cluster extra: pip install -e '.[cluster]'")
@@ -51,6 +55,7 @@ BATCH = {
                       "attention_scores": WRONG[0].source},
 }
 KILL_BATCH = ["solution", "blank", f"wrong_{WRONG[0].name}", f"alt_{STYLE}"]
+PRELOAD = Path(crashing_worker_preload.__file__)
 
 
 def write_batch(folder: Path, students) -> Path:
@@ -100,30 +105,42 @@ def marked_processes() -> dict[int, str]:
 
 
 class Cluster:
-    """``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, each in its own session."""
+    """``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, each in its own session.
 
-    def __init__(self, folder: Path, workers: int = 2):
+    ``workers`` join the scheduler, with a nanny that restarts a worker that dies when ``nanny``;
+    ``never_starting`` more are started and exit before they join (:mod:`crashing_worker_preload`);
+    ``preload`` is given to every worker; ``scheduler_env`` is added to the scheduler's environment.
+    """
+
+    def __init__(self, folder: Path, workers: int = 2, *, nanny: bool = False, never_starting: int = 0,
+                 preload: Path | None = None, scheduler_env: dict[str, str] | None = None):
         self.processes: list[subprocess.Popen] = []
         self.address = f"tcp://127.0.0.1:{free_port()}"
         dask = [sys.executable, "-m"]
-        self.start(folder / "scheduler.log", *dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                   "--port", self.address.rsplit(":", 1)[1], "--dashboard-address", f"127.0.0.1:{free_port()}")
-        for index in range(workers):
-            self.start(folder / f"worker-{index}.log", *dask, "distributed.cli.dask_worker", self.address,
-                       "--nthreads", "1", "--no-nanny", "--no-dashboard", "--host", "127.0.0.1",
-                       "--name", f"worker-{index}")
+        self.start(folder / "scheduler.log", [*dask, "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                   "--port", self.address.rsplit(":", 1)[1], "--dashboard-address", f"127.0.0.1:{free_port()}"],
+                   scheduler_env or {})
+        options = ["--nthreads", "1", "--no-dashboard", "--host", "127.0.0.1", "--nanny" if nanny else "--no-nanny"]
+        if preload:
+            options += ["--preload", str(preload)]
+        for index in range(workers + never_starting):
+            self.start(folder / f"worker-{index}.log",
+                       [*dask, "distributed.cli.dask_worker", self.address, *options, "--name", f"worker-{index}"],
+                       {"COURSE_WORKER_NEVER_STARTS": "1"} if index >= workers else {})
         self.client = None
         try:
             self.client = distributed.Client(self.address, timeout=60, set_as_default=False)
-            self.client.wait_for_workers(workers, timeout=120)
+            if workers:
+                self.client.wait_for_workers(workers, timeout=120)
         except BaseException:
             self.stop()
             raise
 
-    def start(self, log: Path, *command: str) -> None:
+    def start(self, log: Path, command: list[str], extra_env: dict[str, str]) -> None:
         with log.open("wb") as handle:
             self.processes.append(subprocess.Popen(command, stdout=handle, stderr=subprocess.STDOUT,
-                                                   env=environment(), start_new_session=True, cwd=log.parent))
+                                                   env={**environment(), **extra_env}, start_new_session=True,
+                                                   cwd=log.parent))
 
     def worker_pids(self) -> dict[str, int]:
         """Worker address -> its process id (asked of the workers themselves, between tasks or not)."""
@@ -249,6 +266,48 @@ def test_a_worker_killed_mid_batch_loses_no_student(local, tmp_path):
     assert left == {}, "a process the cluster started was still running after the batch"
     expected = results(local)
     assert results(tmp_path / "out") == {student: expected[student] for student in KILL_BATCH}
+
+
+def test_a_worker_that_never_starts_and_a_submission_that_crashes_its_worker(local, tmp_path):
+    """Two workers join, a third exits before it joins; the submission of ``crashes_its_worker`` stops
+    the worker that grades it (the preload), and the nanny starts a new one. After its second crash (the
+    scheduler's ``allowed-failures`` is 1 here) the student gets a zero with the reason; every other
+    student is graded as locally."""
+    crasher = crashing_worker_preload.CRASHING_STUDENT
+    students = ["solution", f"wrong_{WRONG[0].name}"]
+    subs = write_batch(tmp_path / "submissions", students)
+    nbformat.write(with_answers(RELEASE, SOLUTION), subs / f"{crasher}.ipynb")
+    cluster = Cluster(tmp_path, nanny=True, never_starting=1, preload=PRELOAD,
+                      scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
+    try:
+        assert len(cluster.client.scheduler_info()["workers"]) == 2
+        proc = grade(subs, tmp_path / "out", "--scheduler", cluster.address)
+        joined = len(cluster.client.scheduler_info()["workers"])
+    finally:
+        left = cluster.stop()
+    assert left == {}, "a process the cluster started was still running after the batch"
+    assert joined == 2, "the nanny did not bring the crashed worker back"
+    graded = results(tmp_path / "out")
+    assert graded.pop(crasher)["reason"] == ("the grader failed on this submission (WorkerLost: the grading worker "
+                                             "stopped each time it graded this submission)")
+    expected = results(local)
+    assert graded == {student: expected[student] for student in students}
+    assert f"graded {len(students) + 1}/{len(students) + 1} (1 failed), 0 remaining" in proc.stderr
+    assert (tmp_path / "out" / "feedback" / f"{crasher}.html").exists()
+
+
+def test_no_worker_in_time_is_one_line_and_no_output(tmp_path):
+    subs = write_batch(tmp_path / "submissions", ["blank"])
+    cluster = Cluster(tmp_path, workers=0, never_starting=1, preload=PRELOAD)
+    try:
+        proc = subprocess.run([*grade_command(subs, tmp_path / "out", "--scheduler", cluster.address),
+                               "--worker-wait", "3"], capture_output=True, text=True, timeout=120, env=environment())
+    finally:
+        cluster.stop()
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [proc.stderr.strip()]
+    assert f"no Dask worker joined the scheduler at {cluster.address} within 3 s" in proc.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_an_unreachable_scheduler_is_one_line_and_no_output(tmp_path):
