@@ -1,5 +1,8 @@
 """Checks for notebook 05 (self-attention).
 
+The score functions of its first section (dot, scaled dot, bilinear, additive) are checked in
+:mod:`course_lib.checks.score_functions`; this module exports those checks too.
+
 References are independent of the course's own code: PyTorch's
 ``F.scaled_dot_product_attention`` (weights are obtained from it by attending over
 an identity matrix of values), ``torch.softmax``, and the decks' exact numbers.
@@ -14,6 +17,14 @@ import torch.nn.functional as F
 
 import course_lib.attention as course_attention
 from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.score_functions import (  # noqa: F401 (the notebook's checks module exports them)
+    check_additive_score,
+    check_bilinear_score,
+    check_dot_score,
+    check_scaled_dot_score,
+    plain_dot_score,
+    plain_scaled_dot_score,
+)
 from course_lib.grading import (
     AnswerError,
     Banned,
@@ -47,6 +58,9 @@ SPACE_INVADER_SCORES = [
 BROWN_DOG_WORDS = ["The", "brown", "dog", "ran"]
 BROWN_DOG_SCORES = [92.0, 124.0, 22.0, 8.0]
 BROWN_DOG_DK = 64
+#: both rows the slides work through (the query's scores against the four words), and the weights they print
+BROWN_DOG_ROWS = {"The": [112.0, 96.0, 16.0, 8.0], "brown": BROWN_DOG_SCORES}
+BROWN_DOG_SLIDE_WEIGHTS = {"The": [0.87, 0.12, 0.01, 0.0], "brown": [0.08, 0.91, 0.01, 0.0]}
 
 
 def thinking_machines(dtype: torch.dtype = torch.float64, device: Any = None) -> torch.Tensor:
@@ -206,6 +220,11 @@ def _score_variants() -> list[Variant]:
     ]
 
 
+#: attention_scores may call the student's scaled_dot_score (or dot_score): correct ones stand in for them,
+#: so a mistake there is charged once, in its own exercise
+_SCORE_HELPERS = {"dot_score": plain_dot_score, "scaled_dot_score": plain_scaled_dot_score}
+
+
 def check_attention_scores(
     attention_scores: Callable, *, batch: tuple[int, ...] = (), n_q: int = 5, n_k: int = 5, d_k: int = 3,
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, seed_table: bool = True,
@@ -222,7 +241,8 @@ def check_attention_scores(
     cases.append((f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}", Q, K))
     for label, Q, K in cases:
         expected = _ref_scores(Q, K)
-        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
+        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF,
+                          substitutes=_SCORE_HELPERS)
         d_k, n = Q.shape[-1], K.shape[-2]
         compare_answer(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
                        terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), divisor=("sqrt(d_k)", math.sqrt(d_k)),

@@ -8,15 +8,20 @@
 #
 # A recurrent network reads a sentence one word at a time and squeezes everything it has seen
 # into one hidden state. To connect "machines" with "Computers" three words back, the
-# information has to survive three steps of that squeeze. **Self-attention** lets every word
-# look at every other word directly, in one step, and decide how much of each to take.
+# information has to survive three steps of that squeeze. **Attention** lets a word look at
+# other words directly, in one step, and decide how much of each to take. It was invented for
+# translation, where a decoder looks back at the source sentence; **self-attention** lets every
+# word of one sentence look at every other word of the same sentence.
 #
 # In this notebook you will:
 #
-# 1. fill in the lecture's *"Computers are thinking machines"* table by hand, cell by cell;
-# 2. write the same computation in matrix form: `attention_scores`, `softmax`, `self_attention`;
-# 3. add a **causal mask** so a word cannot look at the future (the lecture's "I am space invader");
-# 4. recompute the lecture's *"brown dog"* example and see why the scores are divided by $\sqrt{d_k}$.
+# 1. write the four **score functions** of the lecture (dot, scaled dot, bilinear, MLP) and train an
+#    encoder-decoder that attends with them: it learns to reverse sequences where the same network
+#    without attention fails, and its alignment is visible;
+# 2. fill in the lecture's *"Computers are thinking machines"* table by hand, cell by cell;
+# 3. write the same computation in matrix form: `attention_scores`, `softmax`, `self_attention`;
+# 4. add a **causal mask** so a word cannot look at the future (the lecture's "I am space invader");
+# 5. recompute the lecture's *"brown dog"* example and see why the scores are divided by $\sqrt{d_k}$.
 #
 # **How the exercises work.** Cells that say `# YOUR CODE HERE` / `raise NotImplementedError()`
 # are yours: replace those two lines with your code. The read-only cell right after each exercise,
@@ -41,20 +46,278 @@ device = get_device()
 print(f"torch {torch.__version__}, running on {device}")
 
 # %% [markdown]
-# ## 1. Queries, keys and values
+# ## 1. Where attention came from: a decoder that looks back
+#
+# Before the Transformer, translation was done by an **encoder-decoder** of two RNNs (the lectures
+# "Machine Learning, Big Data and AI: Block 6" and "Pre-trained NLP Model: BERT" draw it): the encoder reads the source
+# sentence, and its last hidden state, one vector, is all the decoder gets to write the output
+# from. A long sentence does not fit through one vector. The lecture "LSTMs & Transformers" asks: *what if the
+# decoder, at each step, pays attention to a distribution over **all** of the encoder's hidden
+# states?* (Bahdanau et al., 2015).
+#
+# At each output step the decoder's current state is compared with every encoder state by a
+# **score function**; a softmax turns the scores into weights that sum to 1; the weighted average
+# of the encoder states, the *context*, goes into the decoder's next prediction. The names used
+# for the rest of the course come from retrieval: the decoder's state is the **query**, the
+# encoder's states are the **keys** it is compared with and the **values** that are averaged.
+#
+# The lecture lists three score functions; the fourth is the one the Transformer uses (section 8
+# shows why it divides by $\sqrt{d_k}$):
+#
+# | name | score of query $q$ against key $k$ | parameters |
+# |---|---|---|
+# | dot | $q^\top k$ | none: $q$ and $k$ have the same length $d$ |
+# | scaled dot | $q^\top k \,/\, \sqrt{d_k}$ | none |
+# | bilinear (multiplicative) | $q^\top W k$ | $W$ of shape $(d_q, d_k)$: $q$ and $k$ may differ in length |
+# | MLP (additive) | $v^\top \tanh(W q + U k)$ | $W$ $(d_a, d_q)$, $U$ $(d_a, d_k)$, $v$ $(d_a,)$: a network with $d_a$ hidden units |
+#
+# The lecture writes the MLP score as $w_2^\top \tanh(W_1 [q; k])$: $W_1$ applied to $q$ and $k$
+# stacked into one vector is the same as $W q + U k$ with $W_1 = [W \; U]$.
+#
+# **Shapes.** Each score function scores *all* queries against *all* keys at once, with any number
+# of leading batch dimensions, like every function in this notebook:
+#
+# ```
+# Q        (..., n_q, d_q)    one query per row
+# K        (..., n_k, d_k)    one key per row
+# returns  (..., n_q, n_k)    entry [..., i, j] = score(query i, key j)
+# ```
+#
+# In the decoder below, `Q` is one step's state, shape `(batch, 1, d)`, and `K` holds the encoder's
+# states, shape `(batch, n_source, d)`. Use `K.transpose(-2, -1)` (not `K.T`, which reverses *every*
+# axis of a batched tensor) to swap only the last two axes. PyTorch's attention functions and
+# `nn.Bilinear` are switched off while these are graded.
+#
+# Write `dot_score(Q, K)`: entry `[..., i, j]` is the dot product of query `i` with key `j`. The
+# check starts with a case small enough to do by hand: the queries `[[1, 0], [0, 1], [1, 1]]` and
+# the keys `[[1, 2], [3, 4], [5, 6]]` give the scores `[[1, 3, 5], [2, 4, 6], [3, 7, 11]]`.
+
+# %% [answer] id=dot_score
+def dot_score(Q, K):
+    """Dot-product scores q_i . k_j: Q (..., n_q, d), K (..., n_k, d) -> (..., n_q, n_k)."""
+    ### BEGIN SOLUTION
+    return Q @ K.transpose(-2, -1)                          # (..., n_q, d) @ (..., d, n_k)
+    ### END SOLUTION
+
+# %% [tests] id=check_dot_score points=1
+"""Check my answer: dot_score against a float64 einsum, on a small example you can check by hand and on a random batch."""
+checks.check_dot_score(dot_score)
+### BEGIN HIDDEN TESTS
+checks.check_dot_score(dot_score, batch=(2, 3), n_q=4, n_k=6, d=8, dtype=torch.float64, seed=41, seed_table=False)
+checks.check_dot_score(dot_score, batch=(), n_q=7, n_k=2, d=5, seed=42, seed_table=False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Write `scaled_dot_score(Q, K)`: the dot scores divided by $\sqrt{d_k}$, where $d_k$ is the length
+# of one key (the last axis of `K`, which is also the last axis of `Q`). You may call your
+# `dot_score`.
+
+# %% [answer] id=scaled_dot_score
+def scaled_dot_score(Q, K):
+    """Scaled dot-product scores q_i . k_j / sqrt(d_k): Q (..., n_q, d_k), K (..., n_k, d_k) -> (..., n_q, n_k)."""
+    ### BEGIN SOLUTION
+    return dot_score(Q, K) / math.sqrt(K.shape[-1])
+    ### END SOLUTION
+
+# %% [tests] id=check_scaled_dot_score points=1
+"""Check my answer: scaled_dot_score against a float64 einsum divided by sqrt(d_k), on the small example and a random batch."""
+checks.check_scaled_dot_score(scaled_dot_score)
+### BEGIN HIDDEN TESTS
+checks.check_scaled_dot_score(scaled_dot_score, batch=(2, 3), n_q=4, n_k=6, d=8, dtype=torch.float64, seed=43,
+                              seed_table=False)
+checks.check_scaled_dot_score(scaled_dot_score, batch=(5,), n_q=2, n_k=9, d=3, seed=44, seed_table=False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Write `bilinear_score(Q, K, W)`: $q_i^\top W k_j$ for every query $i$ and key $j$. `W` has shape
+# `(d_q, d_k)`, one row per entry of a query and one column per entry of a key, so a query of
+# length $d_q$ can be scored against keys of another length $d_k$. For a single query `q` and a
+# single key `k` the score is `q @ W @ k`; write it for all pairs at once (follow the shapes).
+
+# %% [answer] id=bilinear_score
+def bilinear_score(Q, K, W):
+    """Bilinear scores q_i^T W k_j: Q (..., n_q, d_q), K (..., n_k, d_k), W (d_q, d_k) -> (..., n_q, n_k)."""
+    ### BEGIN SOLUTION
+    return (Q @ W) @ K.transpose(-2, -1)                    # (..., n_q, d_k) @ (..., d_k, n_k)
+    ### END SOLUTION
+
+# %% [tests] id=check_bilinear_score points=2
+"""Check my answer: bilinear_score against a float64 einsum, with a square W and with d_q != d_k."""
+checks.check_bilinear_score(bilinear_score)
+### BEGIN HIDDEN TESTS
+checks.check_bilinear_score(bilinear_score, batch=(2, 3), n_q=4, n_k=6, d_q=5, d_k=3, dtype=torch.float64, seed=45,
+                            square=False)
+checks.check_bilinear_score(bilinear_score, batch=(), n_q=2, n_k=7, d_q=6, d_k=6, seed=46, square=False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Write `additive_score(Q, K, W, U, v)`: $v^\top \tanh(W q_i + U k_j)$ for every query $i$ and key
+# $j$. As in the formula, `W` has shape `(d_a, d_q)` and `U` has shape `(d_a, d_k)`: $W q$ turns a
+# query into $d_a$ numbers and $U k$ turns a key into $d_a$ numbers (with queries as the *rows* of
+# `Q`, that is `Q @ W.T`). Each (query, key) pair adds its two vectors of $d_a$ numbers, takes the
+# tanh, and the dot product with `v` (shape `(d_a,)`) makes it one number. Broadcasting forms every
+# pair at once: a `(..., n_q, 1, d_a)` tensor plus a `(..., 1, n_k, d_a)` tensor is
+# `(..., n_q, n_k, d_a)`.
+
+# %% [answer] id=additive_score
+def additive_score(Q, K, W, U, v):
+    """Additive (MLP) scores v . tanh(W q_i + U k_j): Q (..., n_q, d_q), K (..., n_k, d_k),
+    W (d_a, d_q), U (d_a, d_k), v (d_a,) -> (..., n_q, n_k)."""
+    ### BEGIN SOLUTION
+    queries = (Q @ W.T).unsqueeze(-2)                       # (..., n_q, 1, d_a)
+    keys = (K @ U.T).unsqueeze(-3)                          # (..., 1, n_k, d_a)
+    return torch.tanh(queries + keys) @ v                   # (..., n_q, n_k, d_a) @ (d_a,) -> (..., n_q, n_k)
+    ### END SOLUTION
+
+# %% [tests] id=check_additive_score points=2
+"""Check my answer: additive_score against an explicit loop over (query, key) pairs in float64."""
+checks.check_additive_score(additive_score)
+### BEGIN HIDDEN TESTS
+checks.check_additive_score(additive_score, batch=(2, 3), n_q=4, n_k=5, d_q=3, d_k=6, d_a=7, dtype=torch.float64,
+                            seed=47, square=False)
+checks.check_additive_score(additive_score, batch=(), n_q=6, n_k=2, d_q=2, d_k=2, d_a=9, seed=48, square=False)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The four scores side by side, for one query against four keys (the word vectors of the lecture's
+# "Computers are thinking machines" example, which section 4 works through), with random weights for
+# the bilinear and the MLP score. The dot score and the scaled one rank the keys the same way; the
+# scaling only makes the weights less peaked. The other two depend on their weights, which a model
+# learns.
+
+# %% [demo]
+g = torch.Generator().manual_seed(0)
+keys = checks.thinking_machines()                                  # (4, 2): four keys of length 2
+query = keys[3:]                                                   # (1, 2): the vector of "machines" as the query
+W_bilinear = torch.randn(2, 2, generator=g, dtype=torch.float64)   # (d_q, d_k)
+W_add, U_add = (torch.randn(8, 2, generator=g, dtype=torch.float64) for _ in range(2))   # (d_a, d_q), (d_a, d_k)
+v_add = torch.randn(8, generator=g, dtype=torch.float64)           # (d_a,)
+for name, s in [("dot", dot_score(query, keys)), ("scaled dot", scaled_dot_score(query, keys)),
+                ("bilinear", bilinear_score(query, keys, W_bilinear)),
+                ("MLP", additive_score(query, keys, W_add, U_add, v_add))]:
+    print(f"{name:>10s}  scores {s[0].numpy().round(3)}  weights {torch.softmax(s[0], -1).numpy().round(3)}")
+
+# %% [markdown]
+# ## 2. An encoder-decoder that learns to reverse, with your score functions
+#
+# `course_lib.seq2seq.Seq2Seq` is the model of the attention slides, small. A bidirectional GRU
+# **encoder** reads the source symbols and keeps one state per position: these are the keys and the
+# values. A GRU **decoder** writes the output one symbol at a time. At each step its state is the
+# query: **your score function** scores it against every encoder state, a softmax turns the scores
+# into weights, and the weighted average of the encoder states (the *context*) joins the decoder's
+# state to predict the next symbol.
+#
+# The task is one where we know where the model *should* look: **reverse a sequence** of letters,
+# `abcdef -> fedcba`. Output symbol $t$ is source symbol $n-1-t$, so the right alignment is the
+# anti-diagonal. Two models train for a few seconds each on sequences of 3 to 10 letters, one scoring
+# with your `additive_score` (the score of Bahdanau et al., 2015) and one with your `scaled_dot_score`
+# (the Transformer's). The seeds are fixed, so every run gives the same numbers.
+
+# %% [demo]
+from course_lib import seq2seq
+from course_lib.train import TrainConfig, train
+
+NUM_SYMBOLS, LENGTHS = 8, list(range(3, 11))
+reversal = seq2seq.reversal_batches(LENGTHS, batch_size=64, num_symbols=NUM_SYMBOLS)
+TRAINING = TrainConfig(steps=250, lr=1e-2, progress=False, seed=0)
+
+
+def train_reverser(score, score_fn=None):
+    """A small encoder-decoder (score=None: without attention), trained on the reversal task."""
+    torch.manual_seed(0)
+    model = seq2seq.Seq2Seq(seq2seq.Seq2SeqConfig(NUM_SYMBOLS, score=score), score_fn=score_fn).to(device)
+    history = train(model, reversal, TRAINING)
+    test = seq2seq.reversal_accuracy(model, LENGTHS[-1])
+    print(f"{score or 'no attention':>12s}: {history.seconds:4.1f} s, last loss {history.train_loss[-1]:.3f}, "
+          f"length {LENGTHS[-1]}: {test['symbols']:.1%} of letters and {test['sequences']:.1%} of sequences right")
+    return model
+
+
+reversers = {"additive": train_reverser("additive", additive_score),
+             "scaled dot": train_reverser("scaled_dot", scaled_dot_score)}
+
+# %% [markdown]
+# Where does the decoder look? Each row of the heat map is one output step, its weights over the
+# source letters. The model was never told to reverse anything, only rewarded for the right letters,
+# and it found the anti-diagonal: to write output letter $t$ it reads source position $n-1-t$.
+# This is the picture the lecture "LSTMs & Transformers" shows for translation (Bahdanau et al.'s Fig. 3), where the
+# alignment mostly follows the diagonal and bends where the two languages order words differently.
+
+# %% [demo]
+source, _ = seq2seq.reversal_batch(1, 9, NUM_SYMBOLS, torch.Generator().manual_seed(7))
+fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+for ax, (name, model) in zip(axes, reversers.items()):
+    with torch.no_grad():
+        logits, alignment = model.decode(source.to(device))      # (1, T, V), (1, T, S)
+    viz.attention_heatmap(alignment[0], seq2seq.symbols(logits[0].argmax(-1)), seq2seq.symbols(source[0]), ax=ax,
+                          title=f"{name} score: output (rows) attends to source (columns)")
+    ax.set_xlabel("source letter (key)")
+    ax.set_ylabel("output letter (query)")
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ### Without attention, the sentence must fit through one vector
+#
+# The same network without attention gets only the encoder's final states, 64 numbers, and must
+# unpack the whole sequence from them. Short sequences fit; long ones do not. The sweep below
+# measures the fraction of letters each model gets right at each length (greedy decoding of 500
+# fresh sequences per length).
+
+# %% [demo]
+reversers["no attention"] = train_reverser(None)
+fig, ax = plt.subplots(figsize=(7, 4))
+for name, model in reversers.items():
+    accuracy = [seq2seq.reversal_accuracy(model, n)["symbols"] for n in LENGTHS]
+    ax.plot(LENGTHS, accuracy, "o-", label=name)
+    print(f"{name:>12s}: " + "  ".join(f"{n}: {a:.2f}" for n, a in zip(LENGTHS, accuracy)))
+ax.axhline(1 / NUM_SYMBOLS, color="0.6", ls=":", label="guessing")
+ax.set_xlabel("sequence length")
+ax.set_ylabel("letters right")
+ax.set_ylim(0, 1.02)
+ax.set_title("reversal: accuracy against length")
+ax.legend()
+plt.show()
+
+# %% [markdown]
+# With attention most letters come out right at every length (the few mistakes at the longest
+# lengths shrink with a longer run); without it, the accuracy falls steadily as the sequence grows,
+# because every extra letter has to share the same fixed-size state. Attention removes the
+# bottleneck: the decoder reads what it needs from the source when it needs it.
+#
+# ### From here to the Transformer
+#
+# Look at what the decoder did at each step: its state was a **query**, compared with the encoder's
+# states as **keys**, and the weights averaged the same states as **values**. Queries from one
+# sequence (the output being written), keys and values from another (the source): that is
+# **cross-attention**, and notebook 06 builds it into the Transformer's decoder block, with the
+# scaled dot score instead of the additive one and the queries, keys and values made by learned
+# matrices. The dot product wins there because it scores all pairs with one matrix product, fast on
+# any hardware, where the MLP score needs a hidden layer per pair; and the bilinear score's $W$ is
+# what the learned key matrix $W_k$ of section 3 already provides ($q^\top W k = q \cdot (W k)$).
+#
+# The Transformer's second step was to drop the recurrence altogether: if attention can read any
+# position directly, let **every word of one sentence attend to every word of the same sentence**.
+# That is **self-attention**, the rest of this notebook.
+
+# %% [markdown]
+# ## 3. Self-attention: queries, keys and values from one sentence
 #
 # The names come from retrieval: *you fire a query, compare it with every key, and get back the
 # values whose keys match best*. A dictionary does this with exact matches; attention does it
 # softly, with a weighted average.
 #
-# Each word $x_i$ gets three vectors, made by three learned matrices:
+# In section 2 the query was the decoder's state, and the encoder's states were both the keys and
+# the values. In self-attention all three come from the same sentence, and each is made by its own
+# learned matrix, so that what a word looks for (its query) can differ from what it offers to be
+# found by (its key) and from what it passes on (its value). Each word $x_i$ gets three vectors:
 #
 # $$q_i = W_q\, x_i \qquad k_i = W_k\, x_i \qquad v_i = W_v\, x_i$$
 #
 # To compute the new representation $z_i$ of word $i$:
 #
 # 1. **score** word $i$'s query against every key: $s_{ij} = q_i \cdot k_j$;
-# 2. **scale** the scores by $1/\sqrt{d_k}$, where $d_k$ is the length of a key (section 6 shows why);
+# 2. **scale** the scores by $1/\sqrt{d_k}$, where $d_k$ is the length of a key (section 8 shows why);
 # 3. **softmax** the scaled scores of word $i$, so its weights $a_{ij}$ are positive and sum to 1;
 # 4. **weight** each value by its weight, $a_{ij}\, v_j$;
 # 5. **sum**: $z_i = \sum_j a_{ij}\, v_j$.
@@ -64,7 +327,7 @@ print(f"torch {torch.__version__}, running on {device}")
 # $$Z = \mathrm{softmax}\!\left(\frac{Q K^\top}{\sqrt{d_k}}\right) V$$
 
 # %% [markdown]
-# ## 2. "Computers are thinking machines", by hand
+# ## 4. "Computers are thinking machines", by hand
 #
 # The lecture's exercise gives each word a one-hot embedding and, to keep the arithmetic small,
 # sets $Q = K = V$ (in a trained model the three matrices differ). With one-hot inputs, the
@@ -115,7 +378,7 @@ checks.check_machines_step("scaled", machines_scaled, exact=True)
 
 # %% [markdown]
 # **Step 3 · softmax.** $a_j = e^{s_j} / \sum_{j'} e^{s_{j'}}$. Use `torch.exp` and a sum (you will
-# write a general `softmax` in section 3). The four weights must add up to 1.
+# write a general `softmax` in section 5). The four weights must add up to 1.
 
 # %% [answer] id=table_weights
 ### BEGIN SOLUTION
@@ -186,7 +449,7 @@ for round_weights in (False, True):
         print(f"round weights: {round_weights!s:5}  round rows: {round_rows!s:5}  ->  z = [{z[0]:.4f}, {z[1]:.4f}]")
 
 # %% [markdown]
-# ## 3. All four words at once: matrix form
+# ## 5. All four words at once: matrix form
 #
 # The table computed one row of a matrix. Every word does the same thing with its own query, so
 # we stack the queries as rows of $Q$ (shape `(n, d_k)`) and compute all scores with one matrix
@@ -195,7 +458,10 @@ for round_weights in (False, True):
 # dimensions swap, and `Q.shape[-1]` for $d_k$.
 #
 # Write `attention_scores(Q, K)` returning $Q K^\top / \sqrt{d_k}$, shape `(..., n_q, n_k)`.
-# (PyTorch's own attention functions are switched off while this is graded.)
+# It is your `scaled_dot_score` of section 1 under the name the rest of the course uses, so
+# `return scaled_dot_score(Q, K)` is a fine answer (the check lends it a correct `scaled_dot_score`,
+# so a mistake there costs points only once). PyTorch's own attention functions are switched off
+# while this is graded.
 
 # %% [answer] id=attention_scores
 def attention_scores(Q, K):
@@ -256,7 +522,7 @@ plt.show()
 # most weight on itself and on "Computers", whose vectors point the same way as its own;
 # "thinking" points the opposite way and gets the least.
 #
-# ## 4. `self_attention(Q, K, V, mask=None)`
+# ## 6. `self_attention(Q, K, V, mask=None)`
 #
 # Put it together. Return a pair `(output, weights)`: `weights` of shape `(..., n_q, n_k)` and
 # `output = weights @ V` of shape `(..., n_q, d_v)`. Use your `attention_scores` and `softmax`.
@@ -287,7 +553,7 @@ checks.check_self_attention(self_attention, batch=(), n=3, d_k=4, d_v=2, seed=32
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# ## 5. Masked self-attention: "I am space invader"
+# ## 7. Masked self-attention: "I am space invader"
 #
 # A language model predicts the next word, so while it reads word $i$ it must not peek at words
 # $i+1, i+2, \dots$. A **causal mask** allows query $i$ to attend to key $j$ only when $j \le i$:
@@ -349,7 +615,7 @@ plt.show()
 # *after* the softmax instead, row "am" would sum to less than 1.
 
 # %% [markdown]
-# ## 6. Why divide by $\sqrt{d_k}$? The "brown dog" example
+# ## 8. Why divide by $\sqrt{d_k}$? The "brown dog" example
 #
 # The lecture "LSTMs & Transformers" works through "The brown dog ran" with keys of length $d_k = 64$. For the word
 # "brown" it gives the scores $s = [92, 124, 22, 8]$ and divides them by $\sqrt{64} = 8$ before the
@@ -373,10 +639,24 @@ checks.check_brown_dog_weights(brown_dog_weights, exact=True)
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# The slide prints 0.08, 0.91, 0.01 and 0. Those numbers do not follow from its scores: after
-# dividing by 8 the scores are 11.5 and 15.5 for "The" and "brown", a gap of 4, so "brown" gets
-# $1/(1 + e^{-4}) \approx 0.98$ and "The" about 0.02. Small gaps between scores become large
-# ratios between weights, because the softmax exponentiates.
+# The slide works through two rows: the query "The" (scores 112, 96, 16, 8) and the query "brown"
+# (your exercise). The cell below computes both from the slide's scores and prints them next to
+# the weights the slide prints.
+
+# %%
+for word, scores in checks.BROWN_DOG_ROWS.items():
+    exact = torch.softmax(torch.tensor(scores, dtype=torch.float64) / math.sqrt(checks.BROWN_DOG_DK), dim=-1)
+    print(f'query "{word}":')
+    for key, s, printed, w in zip(checks.BROWN_DOG_WORDS, scores, checks.BROWN_DOG_SLIDE_WEIGHTS[word], exact):
+        print(f"   key {key:>6s}  score {s:5.0f}  / 8 = {s / 8:6.3f}   slide {printed:4.2f}   exact {w:.4f} ({w:.2g})")
+
+# %% [markdown]
+# For "The" the slide prints .87, .12, .01 and 0, which add up to 1, but only the .12 is an exact
+# weight rounded (0.1192): 0.8808 rounds to .88, not .87, and "dog" gets $5.4 \cdot 10^{-6}$, which
+# is .00 to two decimals, not .01 ("ran" gets $2.0 \cdot 10^{-6}$). For "brown" the slide prints 0.08, 0.91, 0.01 and 0, which do not follow
+# from its scores at all: after dividing by 8 the scores of "The" and "brown" are 11.5 and 15.5, a
+# gap of 4, so "brown" gets $1/(1 + e^{-4}) = 0.9820$ and "The" 0.0180. Small gaps between scores
+# become large ratios between weights, because the softmax exponentiates.
 #
 # That is the reason for the scaling. If the entries of $q$ and $k$ are roughly independent with
 # variance 1, the dot product $q \cdot k$ is a sum of $d_k$ terms, so its variance is $d_k$. For
@@ -416,36 +696,7 @@ widgets.interact(show_scaling, d_k=d_k_slider);
 # only one of them.
 
 # %% [markdown]
-# ## 7. Other ways to score a query against a key
-#
-# The dot product is one choice of score function. The lecture "LSTMs & Transformers" lists three, from the attention
-# models that came before the Transformer:
-#
-# | name | score $s(q, k)$ | parameters |
-# |---|---|---|
-# | dot | $q^\top k$ | none: $q$ and $k$ must have the same length |
-# | bilinear (multiplicative) | $q^\top W k$ | $W$: lets $q$ and $k$ differ in length |
-# | MLP (additive) | $v^\top \tanh(W_1 q + W_2 k)$ | $W_1, W_2, v$: a one-hidden-layer network |
-#
-# The dot product wins in the Transformer because it is one matrix product for all pairs, fast on
-# any hardware; the bilinear form is the dot product after projecting $k$ by $W$ (which is what
-# $W_k$ already does), and the MLP score needs a hidden layer per pair.
-
-# %%
-torch.manual_seed(0)
-d = 2
-W = torch.randn(d, d, dtype=torch.float64)
-W1, W2 = torch.randn(8, d, dtype=torch.float64), torch.randn(8, d, dtype=torch.float64)
-v = torch.randn(8, dtype=torch.float64)
-q = Q[3]                                                       # the query of "machines"
-dot_scores = K @ q                                             # (4,)
-bilinear_scores = K @ (W.T @ q)                                # q^T W k_j for every j
-mlp_scores = torch.tanh(q @ W1.T + K @ W2.T) @ v               # v^T tanh(W1 q + W2 k_j)
-for name, s in [("dot", dot_scores), ("bilinear", bilinear_scores), ("MLP", mlp_scores)]:
-    print(f"{name:>8s} scores {s.numpy().round(3)}  weights {softmax(s).numpy().round(3)}")
-
-# %% [markdown]
-# ## 8. Your function against PyTorch's
+# ## 9. Your function against PyTorch's
 #
 # PyTorch ships the same computation as one fused kernel, `F.scaled_dot_product_attention`, used by
 # every Transformer in `torch.nn`. Your `self_attention` should agree with it on batches of heads,
@@ -464,6 +715,9 @@ print("output shape:", tuple(mine.shape), " largest difference:", float((mine - 
 # %% [markdown]
 # ## Summary
 #
+# - Attention was invented for encoder-decoders: the decoder's state (the query) scores every
+#   encoder state (the keys) with a dot, bilinear or MLP score, and averages them (the values).
+#   Without it, a long sequence must fit through one vector; with it, the alignment is visible.
 # - Attention scores every query against every key, turns the scores into weights with a softmax,
 #   and returns the weighted average of the values: $\mathrm{softmax}(QK^\top/\sqrt{d_k})V$.
 # - Dividing by $\sqrt{d_k}$ keeps the scores' variance near 1, so the softmax does not saturate.

@@ -24,6 +24,18 @@ def self_attention_source(mask_line='scores = scores.masked_fill(~mask, float("-
 
 
 
+_ADDITIVE = '''def additive_score(Q, K, W, U, v):
+    q = ({q}).unsqueeze(-2)
+    k = ({k}).unsqueeze(-3)
+    hidden = {hidden}
+    return {score}
+'''
+
+
+def _additive_source(q="Q @ W.T", k="K @ U.T", hidden="torch.tanh(q + k)", score="hidden @ v"):
+    return _ADDITIVE.format(q=q, k=k, hidden=hidden, score=score)
+
+
 WRONG = [
     Wrong("no_scaling", "attention_scores", "def attention_scores(Q, K):\n    return Q @ K.transpose(-2, -1)\n",
           "check_attention_scores", "not divided by sqrt(d_k)"),
@@ -54,6 +66,48 @@ WRONG = [
           "check_brown_dog", "instead of typing"),
     Wrong("brown_dog_divided_by_dk", "brown_dog", "brown_dog_weights = softmax(brown_scores / 64)\n",
           "check_brown_dog", "divided by d_k"),
+    # the score functions of section 1
+    Wrong("dot_transposed", "dot_score", "def dot_score(Q, K):\n    return K @ Q.transpose(-2, -1)\n",
+          "check_dot_score", "transposed"),
+    Wrong("dot_scaled", "dot_score", "def dot_score(Q, K):\n    return Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[-1])\n",
+          "check_dot_score", "no scaling"),
+    Wrong("dot_same_position_only", "dot_score", "def dot_score(Q, K):\n    return (Q * K).sum(-1)\n",
+          "check_dot_score", "key i only"),
+    Wrong("dot_K_T_in_a_batch", "dot_score", "def dot_score(Q, K):\n    return Q @ K.T\n",
+          "check_dot_score", "K.transpose(-2, -1)"),
+    Wrong("scaled_not_scaled", "scaled_dot_score", "def scaled_dot_score(Q, K):\n    return dot_score(Q, K)\n",
+          "check_scaled_dot_score", "not divided by sqrt(d_k)"),
+    Wrong("scaled_by_dk", "scaled_dot_score", "def scaled_dot_score(Q, K):\n    return dot_score(Q, K) / Q.shape[-1]\n",
+          "check_scaled_dot_score", "divided by d_k"),
+    Wrong("scaled_by_sqrt_n_k", "scaled_dot_score",
+          "def scaled_dot_score(Q, K):\n    return Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-2])\n",
+          "check_scaled_dot_score", "number of keys"),
+    Wrong("scaled_by_sqrt_shape_1", "scaled_dot_score",
+          "def scaled_dot_score(Q, K):\n    return Q @ K.transpose(-2, -1) / math.sqrt(Q.shape[1])\n",
+          "check_scaled_dot_score", "number of queries"),
+    Wrong("bilinear_W_transposed", "bilinear_score",
+          "def bilinear_score(Q, K, W):\n    return Q @ W.T @ K.transpose(-2, -1)\n",
+          "check_bilinear_score", "W transposed"),
+    Wrong("bilinear_keys_times_W", "bilinear_score",
+          "def bilinear_score(Q, K, W):\n    return Q @ (K @ W).transpose(-2, -1)\n",
+          "check_bilinear_score", "W transposed"),
+    Wrong("bilinear_W_ignored", "bilinear_score", "def bilinear_score(Q, K, W):\n    return Q @ K.transpose(-2, -1)\n",
+          "check_bilinear_score", "ignores W"),
+    Wrong("bilinear_transposed_roles", "bilinear_score",
+          "def bilinear_score(Q, K, W):\n    return K @ W.T @ Q.transpose(-2, -1)\n",
+          "check_bilinear_score", "transposed: entry"),
+    Wrong("additive_no_tanh", "additive_score", _additive_source(hidden="q + k"),
+          "check_additive_score", "no tanh"),
+    Wrong("additive_tanh_after_v", "additive_score", _additive_source(hidden="q + k", score="torch.tanh(hidden @ v)"),
+          "check_additive_score", "tanh after the dot product with v"),
+    Wrong("additive_W_U_swapped", "additive_score", _additive_source(q="Q @ U.T", k="K @ W.T"),
+          "check_additive_score", "swapped"),
+    Wrong("additive_untransposed", "additive_score", _additive_source(q="Q @ W", k="K @ U"),
+          "check_additive_score", "untransposed"),
+    Wrong("additive_no_v", "additive_score", _additive_source(score="hidden.sum(-1)"),
+          "check_additive_score", "weighting them by v"),
+    Wrong("additive_tanh_each_part", "additive_score", _additive_source(hidden="torch.tanh(q) + torch.tanh(k)"),
+          "check_additive_score", "separately"),
 ]
 
 #: Correct answers in other styles: explicit loops, numpy inside, other torch idioms.
@@ -81,6 +135,30 @@ ALTERNATIVES = {
         "causal_mask": '''def causal_mask(n):
     return torch.tensor([[j <= i for j in range(n)] for i in range(n)])
 ''',
+        "dot_score": '''def dot_score(Q, K):
+    out = torch.zeros(*Q.shape[:-1], K.shape[-2], dtype=Q.dtype, device=Q.device)
+    for j in range(K.shape[-2]):
+        out[..., j] = (Q * K[..., j:j + 1, :]).sum(-1)
+    return out
+''',
+        "scaled_dot_score": '''def scaled_dot_score(Q, K):
+    return dot_score(Q, K) / K.shape[-1] ** 0.5
+''',
+        "bilinear_score": '''def bilinear_score(Q, K, W):
+    out = torch.empty(*Q.shape[:-1], K.shape[-2], dtype=Q.dtype, device=Q.device)
+    for i in range(Q.shape[-2]):
+        for j in range(K.shape[-2]):
+            out[..., i, j] = ((Q[..., i, :] @ W) * K[..., j, :]).sum(-1)
+    return out
+''',
+        "additive_score": '''def additive_score(Q, K, W, U, v):
+    out = torch.empty(*Q.shape[:-1], K.shape[-2], dtype=Q.dtype, device=Q.device)
+    for i in range(Q.shape[-2]):
+        for j in range(K.shape[-2]):
+            hidden = torch.tanh(Q[..., i, :] @ W.T + K[..., j, :] @ U.T)
+            out[..., i, j] = hidden @ v
+    return out
+''',
     },
     "numpy": {
         "attention_scores": '''import numpy as np
@@ -103,6 +181,45 @@ def softmax(x, dim=-1):
     return torch.einsum("...qk,...kd->...qd", weights, V), weights
 ''',
         "table_z": "z_machines = [float(v) for v in machines_weighted_values.sum(0)]\n",
+        "dot_score": '''import numpy as np
+def dot_score(Q, K):
+    q, k = Q.detach().cpu().numpy(), K.detach().cpu().numpy()
+    return torch.from_numpy(np.matmul(q, np.swapaxes(k, -1, -2))).to(Q.device)
+''',
+        "bilinear_score": '''import numpy as np
+def bilinear_score(Q, K, W):
+    q, k, w = (t.detach().cpu().numpy() for t in (Q, K, W))
+    return torch.from_numpy(np.einsum("...ia,ab,...jb->...ij", q, w, k)).to(Q.device)
+''',
+    },
+    "idioms": {
+        "dot_score": '''def dot_score(Q, K):
+    return torch.einsum("...qd,...kd->...qk", Q, K)
+''',
+        "scaled_dot_score": '''def scaled_dot_score(Q, K):
+    d_k = K.size(-1)
+    return torch.matmul(Q, K.mT) * d_k ** -0.5
+''',
+        "bilinear_score": '''def bilinear_score(Q, K, W):
+    return Q @ (K @ W.T).transpose(-2, -1)
+''',
+        "additive_score": '''import torch.nn.functional as F
+def additive_score(Q, K, W, U, v):
+    hidden = torch.tanh(F.linear(Q, W)[..., :, None, :] + F.linear(K, U)[..., None, :, :])
+    return F.linear(hidden, v[None]).squeeze(-1)
+''',
+        "attention_scores": '''def attention_scores(Q, K):
+    return scaled_dot_score(Q, K)
+''',
+    },
+    "concatenation": {
+        "additive_score": '''def additive_score(Q, K, W, U, v):
+    n_q, n_k = Q.shape[-2], K.shape[-2]
+    queries = Q.unsqueeze(-2).expand(*Q.shape[:-2], n_q, n_k, Q.shape[-1])
+    keys = K.unsqueeze(-3).expand(*K.shape[:-2], n_q, n_k, K.shape[-1])
+    W1 = torch.cat([W, U], dim=1)                 # the lecture's W_1 [q; k]
+    return torch.tanh(torch.cat([queries, keys], dim=-1) @ W1.T) @ v
+''',
     },
 }
 
@@ -120,6 +237,19 @@ CHEATS = [
           "    out = F.scaled_dot_product_attention(Q, K, V, attn_mask=mask)\n"
           "    return out, softmax(attention_scores(Q, K), -1)\n",
           "check_self_attention", "switched off"),
+    Wrong("bilinear_calls_torch", "bilinear_score",
+          "import torch.nn.functional as F\ndef bilinear_score(Q, K, W):\n"
+          "    n_q, n_k = Q.shape[-2], K.shape[-2]\n"
+          "    q = Q.unsqueeze(-2).expand(*Q.shape[:-2], n_q, n_k, Q.shape[-1]).contiguous()\n"
+          "    k = K.unsqueeze(-3).expand(*K.shape[:-2], n_q, n_k, K.shape[-1]).contiguous()\n"
+          "    return F.bilinear(q, k, W[None]).squeeze(-1)\n",
+          "check_bilinear_score", "switched off"),
+    Wrong("dot_calls_course_lib", "dot_score",
+          "from course_lib.seq2seq import dot_score as reference\ndef dot_score(Q, K):\n    return reference(Q, K)\n",
+          "check_dot_score", "switched off"),
+    Wrong("scaled_calls_course_lib", "scaled_dot_score",
+          "from course_lib.attention import attention_scores\ndef scaled_dot_score(Q, K):\n    return attention_scores(Q, K)\n",
+          "check_scaled_dot_score", "switched off"),
     Wrong("attention_calls_course_lib", "self_attention",
           "from course_lib.attention import scaled_dot_product_attention\n"
           "def self_attention(Q, K, V, mask=None):\n    return scaled_dot_product_attention(Q, K, V, mask)\n",
@@ -128,7 +258,9 @@ CHEATS = [
 
 #: Answer cells replaced by a stub that raises NotImplementedError, and the test cell that must say so.
 STUBS = [("attention_scores", "check_attention_scores"), ("softmax", "check_softmax"),
-         ("self_attention", "check_self_attention"), ("causal_mask", "check_causal_mask")]
+         ("self_attention", "check_self_attention"), ("causal_mask", "check_causal_mask"),
+         ("dot_score", "check_dot_score"), ("scaled_dot_score", "check_scaled_dot_score"),
+         ("bilinear_score", "check_bilinear_score"), ("additive_score", "check_additive_score")]
 
 #: An answer cell whose infinite loop costs only its own test cell.
 LOOP = ("brown_dog", "check_brown_dog")
