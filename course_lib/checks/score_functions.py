@@ -312,10 +312,14 @@ def check_dot_score(
 
 
 def check_scaled_dot_score(
-    scaled_dot_score: Callable, *, batch: tuple[int, ...] = (2,), n_q: int = 3, n_k: int = 5, d: int = 4,
+    scaled_dot_score: Callable, *, batch: tuple[int, ...] = (6,), n_q: int = 3, n_k: int = 5, d: int = 4,
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, seed_table: bool = True,
 ) -> None:
-    """scaled_dot_score(Q, K) = Q K^T / sqrt(d_k) against a float64 einsum; a call to dot_score gets a correct one."""
+    """scaled_dot_score(Q, K) = Q K^T / sqrt(d_k) against a float64 einsum; a call to dot_score gets a correct one.
+
+    The visible cases' sizes all differ (d_k = 2, then batch 6, n_q 3, n_k 5, d_k 4), so a division by the
+    square root of a wrong one, or by a fixed sqrt(2), is told apart.
+    """
     ex = "scaled_dot_score"
     device = check_device(device)
     cases = _score_cases(seed_table, batch, n_q, n_k, d, d, dtype, seed, device)

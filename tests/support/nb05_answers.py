@@ -108,6 +108,33 @@ WRONG = [
           "check_additive_score", "weighting them by v"),
     Wrong("additive_tanh_each_part", "additive_score", _additive_source(hidden="torch.tanh(q) + torch.tanh(k)"),
           "check_additive_score", "separately"),
+    # from the blind set (written without seeing the checks)
+    Wrong("dot_bmm", "dot_score", "def dot_score(Q, K):\n    return torch.bmm(Q, K.transpose(1, 2))\n",
+          "check_dot_score", "exactly one batch axis"),
+    Wrong("dot_softmax", "dot_score", "def dot_score(Q, K):\n    return torch.softmax(Q @ K.transpose(-2, -1), dim=-1)\n",
+          "check_dot_score", "return the raw scores"),
+    Wrong("dot_cosine", "dot_score",
+          "def dot_score(Q, K):\n    Q = Q / Q.norm(dim=-1, keepdim=True)\n    K = K / K.norm(dim=-1, keepdim=True)\n"
+          "    return Q @ K.transpose(-2, -1)\n", "check_dot_score", "cosine"),
+    Wrong("dot_float32", "dot_score", "def dot_score(Q, K):\n    return Q.float() @ K.float().transpose(-2, -1)\n",
+          "check_dot_score", "dtype float32 where float64"),
+    Wrong("scaled_precedence", "scaled_dot_score",
+          "def scaled_dot_score(Q, K):\n    d_k = K.shape[-1]\n    return dot_score(Q, K) / d_k ** 1/2\n",
+          "check_scaled_dot_score", "binds tighter"),
+    Wrong("scaled_fixed_sqrt_2", "scaled_dot_score", "def scaled_dot_score(Q, K):\n    return dot_score(Q, K) / math.sqrt(2)\n",
+          "check_scaled_dot_score", "the small example's d_k"),
+    Wrong("scaled_K_shape_1", "scaled_dot_score",
+          "def scaled_dot_score(Q, K):\n    return dot_score(Q, K) / math.sqrt(K.shape[1])\n",
+          "check_scaled_dot_score", "number of keys"),
+    Wrong("bilinear_mm", "bilinear_score", "def bilinear_score(Q, K, W):\n    return torch.mm(torch.mm(Q, W), K.t())\n",
+          "check_bilinear_score", "any number of leading batch axes"),
+    Wrong("bilinear_same_position_only", "bilinear_score", "def bilinear_score(Q, K, W):\n    return ((Q @ W) * K).sum(-1)\n",
+          "check_bilinear_score", "key i only"),
+    Wrong("additive_two_dims_only", "additive_score",
+          "def additive_score(Q, K, W, U, v):\n    h = torch.tanh((Q @ W.T)[:, None, :] + (K @ U.T)[None, :, :])\n"
+          "    return (h * v).sum(-1)\n", "check_additive_score", "single sequence"),
+    Wrong("additive_softmax", "additive_score", _additive_source(score="torch.softmax(hidden @ v, dim=-1)"),
+          "check_additive_score", "return the raw scores"),
 ]
 
 #: Correct answers in other styles: explicit loops, numpy inside, other torch idioms.
@@ -210,6 +237,23 @@ def additive_score(Q, K, W, U, v):
 ''',
         "attention_scores": '''def attention_scores(Q, K):
     return scaled_dot_score(Q, K)
+''',
+    },
+    "broadcast": {
+        "dot_score": '''def dot_score(Q, K):
+    return (Q.unsqueeze(-2) * K.unsqueeze(-3)).sum(dim=-1)
+''',
+        "scaled_dot_score": '''def scaled_dot_score(Q, K):
+    return torch.matmul(Q / math.sqrt(Q.shape[-1]), K.transpose(-2, -1))
+''',
+        "bilinear_score": '''def bilinear_score(Q, K, W):
+    keys = K @ W.transpose(0, 1)
+    return (Q.unsqueeze(-2) * keys.unsqueeze(-3)).sum(dim=-1)
+''',
+        "additive_score": '''def additive_score(Q, K, W, U, v):
+    Wq = torch.einsum("ad,...id->...ia", W, Q)
+    Uk = torch.einsum("ad,...jd->...ja", U, K)
+    return torch.einsum("...ija,a->...ij", torch.tanh(Wq[..., :, None, :] + Uk[..., None, :, :]), v)
 ''',
     },
     "concatenation": {
