@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import torch
 
 import course_lib.train as course_train
 from course_lib.checks.common import WRITE_IT_YOURSELF, check_device
-from course_lib.grading import AnswerError, Banned, call_answer, case_note, describe_value, report_pass
+from course_lib.grading import AnswerError, Banned, call_answer_each, case_note, describe_value, report_pass
 
 __all__ = ["exact_next_token_probs", "sample_next_mistakes", "SamplingCase", "sampling_cases", "check_sample_next",
            "draw_counts_fit", "SIGMAS"]
@@ -230,15 +230,36 @@ def sampling_cases(vocab_size: int = 8, seed: int = 0) -> list[SamplingCase]:
 # calling the answer and reading what it returned
 
 
-def _call(sample_next: Callable, logits: torch.Tensor, temperature: float, top_k: int | None, seed: int,
-          case: str) -> torch.Tensor:
-    """The answer's ids for ``logits`` with a generator seeded ``seed``: checked for type, dtype, shape, range, and
-    that the logits were left as they were."""
+@dataclass
+class _Request:
+    """One call of the answer: its arguments (a fresh copy of the logits, a generator seeded ``seed``) and its result."""
+
+    logits: torch.Tensor
+    temperature: float
+    top_k: int | None
+    seed: int
+    given: torch.Tensor | None = None
+    result: Any = None
+
+
+def _run(sample_next: Callable, requests: Sequence[_Request]) -> None:
+    """Call the answer once per request, all in one trip to the student's kernel while grading."""
+    calls = []
+    for r in requests:
+        r.given = r.logits.clone()
+        calls.append(((r.given, r.temperature, r.top_k, torch.Generator(device=r.logits.device).manual_seed(r.seed)), {}))
+    for r, result in zip(requests, call_answer_each(EXERCISE, sample_next, calls, banned=_SAMPLING_BUILTINS,
+                                                    reason=WRITE_IT_YOURSELF)):
+        r.result = result
+
+
+def _ids(request: _Request, case: str) -> torch.Tensor:
+    """The ids the answer returned for ``request``: checked for type, dtype, shape and range, and that the logits were
+    left as they were."""
     ex = EXERCISE
-    generator = torch.Generator(device=logits.device).manual_seed(seed)
-    given = logits.clone()
-    ids = call_answer(ex, sample_next, given, temperature, top_k, generator, banned=_SAMPLING_BUILTINS,
-                      reason=WRITE_IT_YOURSELF)
+    if isinstance(request.result, AnswerError):
+        raise request.result
+    ids, logits, given = request.result, request.logits, request.given
     where = case_note(case)
     expected_shape = tuple(logits.shape[:-1])
     shape_words = "a 0-dimensional tensor" if not expected_shape else f"shape {expected_shape}"
@@ -312,14 +333,18 @@ def _describe_rows(counts: torch.Tensor, probs: torch.Tensor, rows: torch.Tensor
     return "your draws do not follow softmax(logits / temperature) over the top k."
 
 
-def _check_case(sample_next: Callable, case: SamplingCase, *, draws: int, dtype: torch.dtype, device: torch.device,
-                seed: int) -> None:
+def _case_request(case: SamplingCase, *, draws: int, dtype: torch.dtype, device: torch.device, seed: int) -> _Request:
+    rows = torch.tensor(case.rows, dtype=torch.float64)  # (R, V)
+    logits = rows.repeat(draws, 1).to(device, dtype)  # (R * draws, V): row i is row type i % R
+    return _Request(logits, case.temperature, case.top_k, seed)
+
+
+def _check_case(case: SamplingCase, request: _Request) -> None:
     ex = EXERCISE
     rows = torch.tensor(case.rows, dtype=torch.float64)  # (R, V)
-    n_types = len(rows)
-    logits = rows.repeat(draws, 1).to(device, dtype)  # (R * draws, V): row i is row type i % R
+    n_types, logits, draws = len(rows), request.logits, len(request.logits) // len(rows)
     try:
-        ids = _call(sample_next, logits, case.temperature, case.top_k, seed, case.what).cpu()
+        ids = _ids(request, case.what).cpu()
     except AnswerError as err:
         if case.top_k == 0 and err.message.startswith("raised "):
             raise AnswerError(ex, f"with top_k = 0 your function {err.message.split(' (called with')[0]}; top_k = 0 means "
@@ -342,22 +367,18 @@ def _check_case(sample_next: Callable, case: SamplingCase, *, draws: int, dtype:
     raise AnswerError(ex, f"{_describe_rows(counts, exact, rows, case, draws)}{case_note(case.what)}")
 
 
-def _expect_value_error(sample_next: Callable, logits: torch.Tensor, temperature: float, top_k: int | None,
-                        why: str) -> None:
+def _expect_value_error(request: _Request, why: str) -> None:
     ex = EXERCISE
-    said = f"temperature={temperature:g}, top_k={top_k}"
-    try:
-        returned = call_answer(ex, sample_next, logits.clone(), temperature, top_k,
-                               torch.Generator(device=logits.device).manual_seed(0), banned=_SAMPLING_BUILTINS,
-                               reason=WRITE_IT_YOURSELF)
-    except AnswerError as err:
-        if err.message.startswith("raised ValueError"):
+    said = f"temperature={request.temperature:g}, top_k={request.top_k}"
+    logits, returned = request.logits, request.result
+    if isinstance(returned, AnswerError):
+        if returned.message.startswith("raised ValueError"):
             return
-        if err.message.startswith("raised "):
-            raised = err.message.split(":", 1)[0].removeprefix("raised ")
+        if returned.message.startswith("raised "):
+            raised = returned.message.split(":", 1)[0].removeprefix("raised ")
             raise AnswerError(ex, f"with {said} (vocabulary {logits.shape[-1]}) your function raised {raised}; check "
                                   f"the argument first and raise ValueError with a sentence: {why}") from None
-        raise
+        raise returned
     raise AnswerError(ex, f"with {said} (vocabulary {logits.shape[-1]}) your function returned "
                           f"{describe_value(returned)} instead of raising ValueError: {why}")
 
@@ -369,37 +390,42 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     ex = EXERCISE
     device = check_device(device)
     cases = sampling_cases(vocab_size, seed)
-    for number, case in enumerate(cases):
-        _check_case(sample_next, case, draws=draws, dtype=dtype, device=device, seed=seed * 1000 + number)
+    row = torch.tensor(cases[0].rows[1], dtype=torch.float64).to(device, dtype)  # one row of logits (vocab,)
+    rows = torch.tensor(cases[0].rows, dtype=torch.float64).repeat(50, 1).to(device, dtype)  # (150, V)
+    vocab = row.shape[-1]
+    requests = [_case_request(case, draws=draws, dtype=dtype, device=device, seed=seed * 1000 + number)
+                for number, case in enumerate(cases)]
+    single, first, again, other, whole, zero, negative, too_many = extra = [
+        _Request(row, 0.7, 1, seed), _Request(rows, 1.0, None, seed + 7), _Request(rows, 1.0, None, seed + 7),
+        _Request(rows, 1.0, None, seed + 8), _Request(rows, 1.0, vocab, seed), _Request(rows, 0.0, None, seed),
+        _Request(rows, -1.0, None, seed), _Request(rows, 1.0, vocab + 1, seed)]
+    _run(sample_next, requests + extra)  # one trip
+    for case, request in zip(cases, requests):
+        _check_case(case, request)
     # one row of logits (vocab,): one id, a 0-dimensional tensor; top_k = 1 leaves only the largest logit
-    row = torch.tensor(cases[0].rows[1], dtype=torch.float64).to(device, dtype)
+    note = "one row of logits (vocab,), top_k 1"
     try:
-        single = _call(sample_next, row, 0.7, 1, seed, "one row of logits (vocab,), top_k 1")
+        one = _ids(single, note)
     except AnswerError as err:
         if err.message.startswith("raised "):
-            raise AnswerError(ex, f"with one row of logits, shape ({row.shape[-1]},), your function "
+            raise AnswerError(ex, f"with one row of logits, shape ({vocab},), your function "
                                   f"{err.message.split(' (called with')[0]}. A single row must work too: index the last "
                                   "dimension (dim=-1, [..., -1:]) rather than dimension 1, and return a 0-dimensional "
                                   "id.") from None
         raise
-    if int(single) != int(torch.argmax(row)):
+    if int(one) != int(torch.argmax(row)):
         raise AnswerError(ex, f"with top_k = 1 only the largest logit is kept, so the id must be {int(torch.argmax(row))} "
-                              f"(the argmax), got {int(single)}{case_note('one row of logits (vocab,), top_k 1')}.")
+                              f"(the argmax), got {int(one)}{case_note(note)}.")
     # the generator: alike seeds give alike ids, other seeds other ids
-    rows = torch.tensor(cases[0].rows, dtype=torch.float64).repeat(50, 1).to(device, dtype)  # (150, V)
-    first = _call(sample_next, rows, 1.0, None, seed + 7, "a seeded generator")
-    again = _call(sample_next, rows, 1.0, None, seed + 7, "a seeded generator")
-    if not torch.equal(first, again):
+    if not torch.equal(_ids(first, "a seeded generator"), _ids(again, "a seeded generator")):
         raise AnswerError(ex, "two calls with generators seeded alike gave different ids: draw every random number from "
                               "the `generator` argument (torch.multinomial(probs, 1, generator=generator)).")
-    other = _call(sample_next, rows, 1.0, None, seed + 8, "a seeded generator")
-    if torch.equal(first, other):
+    if torch.equal(_ids(first, "a seeded generator"), _ids(other, "a seeded generator")):
         raise AnswerError(ex, "generators with different seeds gave the same ids: draw the random numbers from the "
                               "`generator` argument, not from a generator of your own with a fixed seed.")
     # top_k equal to the vocabulary is allowed: it keeps every token
-    vocab = row.shape[-1]
     try:
-        _call(sample_next, rows, 1.0, vocab, seed, f"top_k = {vocab}, the vocabulary size")
+        _ids(whole, f"top_k = {vocab}, the vocabulary size")
     except AnswerError as err:
         if err.message.startswith("raised "):
             raise AnswerError(ex, f"with top_k = {vocab}, the vocabulary size, your function "
@@ -407,9 +433,8 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
                                   "(it keeps every token): raise ValueError only when top_k is LARGER.") from None
         raise
     # bad arguments
-    _expect_value_error(sample_next, rows, 0.0, None, "a temperature must be positive (logits / 0 is not a distribution).")
-    _expect_value_error(sample_next, rows, -1.0, None, "a temperature must be positive; a negative one would favour "
-                                                       "the LEAST likely tokens.")
-    _expect_value_error(sample_next, rows, 1.0, vocab + 1, f"top_k cannot be larger than the vocabulary ({vocab} tokens).")
+    _expect_value_error(zero, "a temperature must be positive (logits / 0 is not a distribution).")
+    _expect_value_error(negative, "a temperature must be positive; a negative one would favour the LEAST likely tokens.")
+    _expect_value_error(too_many, f"top_k cannot be larger than the vocabulary ({vocab} tokens).")
     report_pass(ex, f"draw frequencies match softmax(logits / T) over the top k in {len(cases)} cases, {draws} draws per "
                     "row; reproducible with a seeded generator; ValueError for a bad temperature or top_k")
