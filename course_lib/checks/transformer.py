@@ -15,6 +15,7 @@ LayerNorm after attention), ``W_1`` (d_ff, d_model), ``b_1``, ``W_2`` (d_model, 
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, Callable, Sequence
 
 import torch
@@ -22,6 +23,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import course_lib.attention as course_attention
+import course_lib.train as course_train
 import course_lib.transformer as course_transformer
 from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
 from course_lib.checks.sampling import check_sample_next, exact_next_token_probs, sample_next_mistakes  # noqa: F401
@@ -628,7 +630,7 @@ def check_char_lm(model: nn.Module, valid_loss: float, unigram_nats: float, *, m
                   seed: int = 0) -> None:
     """The model is causal (changing the last character of a window changes no earlier position's logits) and its
     held-out loss ``valid_loss`` (nats per character) is at least ``margin`` nats below ``unigram_nats``, the loss of
-    knowing only how often each character occurs."""
+    knowing only how often each character occurs (not judged when ``COURSE_FAST=1`` cut the training short)."""
     ex = "CharTransformer"
     if not isinstance(model, nn.Module):
         raise AnswerError(ex, f"expected the trained model (an nn.Module), got {describe_value(model)}.")
@@ -654,6 +656,10 @@ def check_char_lm(model: nn.Module, valid_loss: float, unigram_nats: float, *, m
         raise AnswerError(ex, "the logits at earlier positions change when only the LAST character changes, so the "
                               "model sees the future it predicts: your encoder_block (or multi_head_attention) does not "
                               "apply the causal mask (True = may attend, masked scores set to -inf before the softmax).")
+    if os.environ.get(course_train.FAST_ENV) == "1":  # training was cut to a few steps: only the structure is judged
+        report_pass(ex, f"causal; held-out loss {valid_loss:.3f} nats per character after training shortened by "
+                        f"{course_train.FAST_ENV}=1, so how far it learnt is not judged")
+        return
     if valid_loss > unigram_nats - margin:
         raise AnswerError(ex, f"the held-out loss {valid_loss:.3f} nats per character is not {margin:g} nats below the "
                               f"unigram entropy {unigram_nats:.3f} nats: the model has learnt little beyond how often "

@@ -230,3 +230,31 @@ def test_sample_next_is_graded_through_the_kernel_wire():
     _, errors = text(verdict.run_test_cell(cell, "course_lib.checks.transformer",
                                            InProcessKernel({"torch": torch, "sample_next": in_place})))
     assert "in place" in errors, errors
+
+
+def test_the_language_model_check(monkeypatch, capsys):
+    """check_char_lm: a causal model that learnt passes; one that sees the future, or learnt nothing, gets a sentence."""
+    from course_lib.transformer import TransformerConfig, TransformerLM
+
+    monkeypatch.delenv("COURSE_FAST", raising=False)
+    model = TransformerLM(TransformerConfig(vocab_size=12, block_size=8, d_model=16, num_heads=2, num_layers=1, d_ff=32))
+    checks.check_char_lm(model, 1.5, 2.4)
+    assert "\u2714 CharTransformer: correct (causal" in capsys.readouterr().out
+    with pytest.raises(AnswerError, match="learnt little beyond how often each character occurs"):
+        checks.check_char_lm(model, 2.2, 2.4)
+
+    class Peeks(torch.nn.Module):  # position t sees the whole window
+        block_size = 8
+
+        def __init__(self):
+            super().__init__()
+            self.embedding, self.head = torch.nn.Embedding(12, 4), torch.nn.Linear(4, 12)
+
+        def forward(self, idx, targets=None):
+            return self.head(self.embedding(idx).mean(dim=1, keepdim=True).expand(-1, idx.shape[1], -1)), None
+
+    with pytest.raises(AnswerError, match="sees the future it predicts"):
+        checks.check_char_lm(Peeks(), 1.0, 2.4)
+    monkeypatch.setenv("COURSE_FAST", "1")
+    checks.check_char_lm(model, 2.3, 2.4)  # a shortened training is not judged on how far it learnt
+    assert "not judged" in capsys.readouterr().out
