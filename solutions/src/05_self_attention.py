@@ -239,7 +239,8 @@ reversers = {"additive": train_reverser("additive", additive_score),
 # %% [markdown]
 # Where does the decoder look? Each row of the heat map is one output step, its weights over the
 # source letters. The model was never told to reverse anything, only rewarded for the right letters,
-# and it found the anti-diagonal: to write output letter $t$ it reads source position $n-1-t$.
+# and it found the anti-diagonal: to write output letter $t$ it reads source position $n-1-t$
+# (after this short run the additive score's alignment is the sharper of the two).
 # This is the picture the lecture "LSTMs & Transformers" shows for translation (Bahdanau et al.'s Fig. 3), where the
 # alignment mostly follows the diagonal and bends where the two languages order words differently.
 
