@@ -141,15 +141,20 @@ def learn_wordpiece(counts: Mapping[str, int], vocab_size: int, *, score: str = 
     for word in splits:
         tally(word, +1)
 
-    def rank(pair: Pair) -> tuple:  # smallest is best
-        n = pair_count[pair]
-        value = n / (piece_count[pair[0]] * piece_count[pair[1]]) if score == "likelihood" else n
-        return -value, -n, position[pair[0]], position[pair[1]]
+    def best_pair() -> Pair:
+        """The pair with the best score; a tie goes to the more frequent pair, then to the earlier pieces."""
+        if score == "likelihood":
+            value = {(a, b): n / (piece_count[a] * piece_count[b]) for (a, b), n in pair_count.items()}
+        else:
+            value = pair_count
+        top = max(value.values())
+        tied = [pair for pair, v in value.items() if v == top]
+        return min(tied, key=lambda pair: (-pair_count[pair], position[pair[0]], position[pair[1]]))
 
     merges: list[Pair] = []
     merged_counts: list[int] = []
     while len(tokens) < vocab_size and pair_count:
-        a, b = best = min(pair_count, key=rank)
+        a, b = best = best_pair()
         new = merge_pieces(a, b)
         merged_counts.append(pair_count[best])
         for word in words_with.pop(best):
