@@ -599,8 +599,9 @@ with torch_threads(1):
 fig, ax = plt.subplots(figsize=(7, 3.5))
 for name, h in histories.items():
     t = torch.tensor(h.train_steps, dtype=torch.float64) * h.seconds / len(h.train_steps)  # seconds, roughly
-    smooth = torch.tensor(h.train_loss).unfold(0, 10, 1).mean(1)
-    ax.plot(t[9:], smooth, label=f"{name}: {len(h.train_steps)} steps")
+    width = min(10, len(h.train_loss))  # a mean over the last 10 steps
+    smooth = torch.tensor(h.train_loss).unfold(0, width, 1).mean(1)
+    ax.plot(t[width - 1:], smooth, label=f"{name}: {len(h.train_steps)} steps")
 ax.axhline(unigram_nats, color="k", ls="--", lw=1, label="unigram entropy (no context)")
 ax.set(xlabel="training seconds", ylabel="training loss (nats per character, mean of 10 steps)",
        title="the same seconds, the same characters")
