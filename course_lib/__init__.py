@@ -17,9 +17,12 @@ Models
 - ``rnn``: the simple (Elman) recurrent cell and language model in the lecture's notation.
 - ``lstm``: the LSTM cell gate by gate, stacked and bidirectional encoders, the LSTM language model.
 - ``attention``: reference scaled dot-product attention and causal masks.
+- ``seq2seq``: an encoder-decoder GRU whose decoder attends over the encoder's states with a given score
+  function (dot, scaled dot, bilinear, additive); the reversal task.
 - ``transformer``: positional encoding, multi-head attention, blocks, a decoder-only LM.
 - ``bert``: BERT's embeddings, encoder and pretraining heads, the pretrained MiniLM, fill-mask.
 - ``bert_pretrain``: the script that pretrains the course's small BERT on docstrings.
+- ``wordpiece``: learning a WordPiece vocabulary from text by likelihood merges (or by frequency, as BPE).
 
 Instruments
 - ``gradients``: the gradient-through-time instrument (vanishing and exploding gradients).
