@@ -19,8 +19,10 @@ What a cluster does to a batch, and what the batch does about it:
   is graded from scratch: grading is deterministic, so its grade is the same);
 - a worker that never starts: the others take its share (the batch waits ``grade --worker-wait``
   seconds, 120 by default, for at least one; none: one line, exit 1, nothing written in OUT);
-- a submission whose grading stops its worker again and again (three times: the scheduler's
-  ``allowed-failures``): that student gets a zero with the reason, the rest are graded;
+- a submission whose grading stops its worker again and again (more than the scheduler's
+  ``allowed-failures``, 3): :class:`WorkerLost`. A worker holds up to two submissions, so the batch
+  grades it once more at the end, alone on the cluster (``autograder.grade``); if it stops its worker
+  then too, that student gets a zero with the reason; the rest are graded;
 - a scheduler that cannot be reached: one line, exit 1, nothing written in OUT (:func:`connect`).
 
 A Dask worker process grades one submission at a time (a lock: the kernelspec and the zygote are the

@@ -418,15 +418,20 @@ def grade(
                 results.append(Result(student_id, assignment, status="error",
                                       reason="the file name is not a usable student id (letters, digits, . _ - @)"))
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(usable) or 1))
-        pending: dict = {}  # future -> student id; a few per worker, so that few submissions are in memory at once
+        pending: dict = {}  # future -> task; a few per worker, so that few submissions are in memory at once
+        lost: list[Task] = []  # graded on a worker that stopped: perhaps another submission's doing
         progress = Progress(len(usable))
 
-        def collect(done) -> None:
+        def collect(done, alone: bool = False) -> None:
             for future in done:
-                student_id = pending.pop(future)
+                task = pending.pop(future)
+                student_id = task.student_id
                 try:
                     results.append(future.result())
                 except Exception as err:  # a crashed worker costs one grade, never the batch
+                    if scheduler and not alone and isinstance(err, cluster.WorkerLost):
+                        lost.append(task)  # graded again at the end, alone on the cluster
+                        continue
                     reason = f"the grader failed on this submission ({type(err).__name__}: {err})"
                     results.append(_failed(Result(student_id, assignment), reason,
                                            work / "feedback" / f"{student_id}.html"))
@@ -456,8 +461,11 @@ def grade(
                     progress.count(True)
                     continue
                 task = Task(batch, student_id, submission, str(work), limits, isolated)
-                pending[pool.submit(grade_one, task)] = student_id
+                pending[pool.submit(grade_one, task)] = task
             collect(list(pending))
+            for task in lost:  # a worker may hold two submissions: the one that stopped it is found alone
+                pending[pool.submit(grade_one, task)] = task
+                collect(list(pending), alone=True)
         for html_file in (work / "feedback").glob("*.html"):
             shutil.copyfile(html_file, out / "feedback" / html_file.name)
     results.sort(key=lambda r: r.student_id)

@@ -27,11 +27,12 @@ from tqdm.auto import tqdm
 from course_lib.validation import require_token_ids
 
 __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches", "sequence_batches",
-           "iterate_batches", "train", "evaluate", "sample", "model_device"]
+           "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted"]
 
 IGNORE_INDEX = -100
 
-#: ``COURSE_FAST=1`` in the environment: every :func:`train` stops after FAST_STEPS steps or FAST_SECONDS.
+#: ``COURSE_FAST=1`` in the environment: every :func:`train` (and loop over :func:`budgeted`) stops after
+#: FAST_STEPS steps or FAST_SECONDS.
 #: The test suite sets it where it runs whole notebooks only to see that every cell runs (tests/notebooks,
 #: tests/grading/test_offline.py); the default run, ``make benchmark`` and the lecture train in full.
 FAST_ENV, FAST_STEPS, FAST_SECONDS = "COURSE_FAST", 20, 0.5
@@ -168,6 +169,19 @@ def shortened(config: TrainConfig) -> TrainConfig:
     budget = min(config.time_budget_s or FAST_SECONDS, FAST_SECONDS)
     return dataclasses.replace(config, steps=min(config.steps, FAST_STEPS), time_budget_s=budget,
                                eval_every=min(config.eval_every, FAST_STEPS // 2))
+
+
+def budgeted(batches: Iterable) -> Iterator:
+    """A hand-written training loop's ``batches`` as they come; with ``COURSE_FAST=1`` only the first
+    FAST_STEPS of them, and none started after FAST_SECONDS (the first always is)."""
+    if os.environ.get(FAST_ENV) != "1":
+        yield from batches
+        return
+    start = time.perf_counter()
+    for step, batch in enumerate(batches):
+        if step == FAST_STEPS or (step and time.perf_counter() - start > FAST_SECONDS):
+            return
+        yield batch
 
 
 def train(

@@ -269,24 +269,28 @@ def test_a_worker_killed_mid_batch_loses_no_student(local, tmp_path):
 
 
 def test_a_worker_that_never_starts_and_a_submission_that_crashes_its_worker(local, tmp_path):
-    """Two workers join, a third exits before it joins; the submission of ``crashes_its_worker`` stops
-    the worker that grades it (the preload), and the nanny starts a new one. After its second crash (the
-    scheduler's ``allowed-failures`` is 1 here) the student gets a zero with the reason; every other
-    student is graded as locally."""
+    """One worker joins, a second exits before it joins; the submission of ``crashes_its_worker`` stops
+    the worker that grades it (the preload), and the nanny starts a new one. The one worker holds two
+    submissions at once, so ``solution`` is lost with it: after the second crash (the scheduler's
+    ``allowed-failures`` is 1 here) both are graded again, alone. ``solution`` gets its local grade,
+    ``crashes_its_worker`` a zero with the reason; every other student is graded as locally."""
     crasher = crashing_worker_preload.CRASHING_STUDENT
     students = ["solution", f"wrong_{WRONG[0].name}"]
+    assert sorted([crasher, *students])[:2] == [crasher, "solution"]  # submitted first, together
     subs = write_batch(tmp_path / "submissions", students)
     nbformat.write(with_answers(RELEASE, SOLUTION), subs / f"{crasher}.ipynb")
-    cluster = Cluster(tmp_path, nanny=True, never_starting=1, preload=PRELOAD,
+    cluster = Cluster(tmp_path, workers=1, nanny=True, never_starting=1, preload=PRELOAD,
                       scheduler_env={"DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "1"})
     try:
-        assert len(cluster.client.scheduler_info()["workers"]) == 2
+        assert len(cluster.client.scheduler_info()["workers"]) == 1
         proc = grade(subs, tmp_path / "out", "--scheduler", cluster.address)
         joined = len(cluster.client.scheduler_info()["workers"])
     finally:
         left = cluster.stop()
     assert left == {}, "a process the cluster started was still running after the batch"
-    assert joined == 2, "the nanny did not bring the crashed worker back"
+    assert joined == 1, "the nanny did not bring the crashed worker back"
+    lost = (tmp_path / "scheduler.log").read_text(encoding="utf-8").count("marked as failed because")
+    assert lost == 3, "expected the crasher and solution lost in the batch, then the crasher alone"
     graded = results(tmp_path / "out")
     assert graded.pop(crasher)["reason"] == ("the grader failed on this submission (WorkerLost: the grading worker "
                                              "stopped each time it graded this submission)")
