@@ -6,15 +6,20 @@
 
 nbgrader works on a course directory (``source/``, ``release/``, a gradebook). The
 course never keeps one in the repository: :func:`make_course_dir` builds a fresh one in
-a temporary folder whenever nbgrader is needed.
+a temporary folder whenever nbgrader is needed. Building one takes nbgrader about 10 s, so the
+grader takes its copy from :func:`cached_course_dir`: built once per notebook source, timeout and
+nbgrader version, in the user's cache folder.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import nbformat
@@ -96,6 +101,61 @@ def make_course_dir(root: Path, name: str, timeout: int | None = None) -> Path:
     source_dir.mkdir(parents=True, exist_ok=True)
     nbformat.write(nb, source_dir / f"{name}.ipynb")
     run_nbgrader(root, "generate_assignment", name, "--force")
+    return root / "release" / name / f"{name}.ipynb"
+
+
+#: how many built course directories the cache keeps (the most recently used ones)
+CACHE_KEPT = 40
+
+
+def cache_folder() -> Path:
+    """The folder of cached course directories: ``$COURSE_CACHE_DIR``, else the user's cache folder."""
+    if os.environ.get("COURSE_CACHE_DIR"):
+        return Path(os.environ["COURSE_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "from-ngrams-to-bert" / "course-dirs"
+
+
+def _build_key(name: str, nb: nbformat.NotebookNode, timeout: int) -> str:
+    """What a built course directory depends on: the notebook, the timeout, nbgrader and this build code."""
+    import nbgrader
+
+    digest = hashlib.sha256()
+    for part in (name, json.dumps(nb, sort_keys=True), str(timeout), nbgrader.__version__,
+                 Path(__file__).read_text(encoding="utf-8"), (Path(__file__).parent / "notebook_source.py").read_text(encoding="utf-8")):
+        digest.update(part.encode("utf-8") + b"\0")
+    return digest.hexdigest()[:24]
+
+
+def cached_course_dir(root: Path, name: str, timeout: int | None = None) -> Path:
+    """:func:`make_course_dir` at ``root``, copied from the cache when it holds this build (else built and kept).
+
+    The cache is only a shortcut: where it cannot be read or written, the directory is built in place.
+    """
+    nb = build_notebook(SOURCES / f"{name}.py")
+    timeout = timeout if timeout is not None else cell_timeout(nb)
+    try:
+        folder = cache_folder()
+        entry = folder / _build_key(name, nb, timeout)
+        if not (entry / "release" / name / f"{name}.ipynb").is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            building = folder / f"building-{uuid.uuid4().hex}"
+            try:
+                make_course_dir(building, name, timeout)
+                os.rename(building, entry)  # atomic; another grader may have kept the same build first
+            except OSError:
+                if not entry.is_dir():
+                    raise
+            finally:
+                shutil.rmtree(building, ignore_errors=True)
+            for old in sorted(folder.iterdir(), key=lambda p: p.stat().st_mtime)[:-CACHE_KEPT]:
+                shutil.rmtree(old, ignore_errors=True)
+        shutil.copytree(entry, root, dirs_exist_ok=True)
+        os.utime(entry)  # recently used: kept
+    except OSError:
+        shutil.rmtree(root, ignore_errors=True)  # a copy cut short
+        return make_course_dir(root, name, timeout)
+    write_config(root, timeout)  # its root is this folder
     return root / "release" / name / f"{name}.ipynb"
 
 

@@ -401,7 +401,7 @@ def grade(
             (contextlib.closing(client) if scheduler else contextlib.nullcontext()):
         tmp_path = Path(tmp)
         template = tmp_path / "template"
-        course.make_course_dir(template, assignment, limits.cell_timeout)
+        course.cached_course_dir(template, assignment, limits.cell_timeout)
         batch = Assignment.read(assignment, template)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
