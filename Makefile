@@ -14,14 +14,19 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+# $(call install_course,EXTRAS): the virtual environment, the course in it (editable) and the students' Lab settings
+define install_course
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The course needs Python 3.11; run make with PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e .
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.$(1)'
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	mkdir -p $(VENV)/etc/jupyter/labconfig
 	cp lab/page_config.json $(VENV)/etc/jupyter/labconfig/page_config.json
+endef
+
+$(STAMP): pyproject.toml
+	$(call install_course,)
 	rm -f $(VENV)/.installed-* && touch $@
 
 notebooks: $(STAMP)
@@ -30,10 +35,11 @@ notebooks: $(STAMP)
 lab: notebooks
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
-# the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra
-$(CLUSTER_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[cluster]'
-	touch $@
+# the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra,
+# installed with the rest in one pip run
+$(CLUSTER_STAMP): pyproject.toml
+	$(call install_course,[cluster])
+	rm -f $(VENV)/.installed-* && touch $(STAMP) $@
 
 # the suite runs on every core (pytest-xdist; a test file's functions, or a test class, stay on one worker:
 # tests/conftest.py),

@@ -7,8 +7,8 @@
 nbgrader works on a course directory (``source/``, ``release/``, a gradebook). The
 course never keeps one in the repository: :func:`make_course_dir` builds a fresh one in
 a temporary folder whenever nbgrader is needed. Building one takes nbgrader about 10 s, so the
-grader takes its copy from :func:`cached_course_dir`: built once per notebook source, timeout and
-nbgrader version, in the user's cache folder.
+grader takes its copy from :func:`cached_course_dir`: built once per notebook source and nbgrader
+version, in the user's cache folder.
 """
 from __future__ import annotations
 
@@ -116,12 +116,13 @@ def cache_folder() -> Path:
     return Path(base) / "from-ngrams-to-bert" / "course-dirs"
 
 
-def _build_key(name: str, nb: nbformat.NotebookNode, timeout: int) -> str:
-    """What a built course directory depends on: the notebook, the timeout, nbgrader and this build code."""
+def _build_key(name: str, nb: nbformat.NotebookNode) -> str:
+    """What a built course directory depends on: the notebook, nbgrader and this build code (the timeout is
+    only in nbgrader_config.py, written anew for each copy)."""
     import nbgrader
 
     digest = hashlib.sha256()
-    for part in (name, json.dumps(nb, sort_keys=True), str(timeout), nbgrader.__version__,
+    for part in (name, json.dumps(nb, sort_keys=True), nbgrader.__version__,
                  Path(__file__).read_text(encoding="utf-8"), (Path(__file__).parent / "notebook_source.py").read_text(encoding="utf-8")):
         digest.update(part.encode("utf-8") + b"\0")
     return digest.hexdigest()[:24]
@@ -136,7 +137,7 @@ def cached_course_dir(root: Path, name: str, timeout: int | None = None) -> Path
     timeout = timeout if timeout is not None else cell_timeout(nb)
     try:
         folder = cache_folder()
-        entry = folder / _build_key(name, nb, timeout)
+        entry = folder / _build_key(name, nb)
         if not (entry / "release" / name / f"{name}.ipynb").is_file():
             folder.mkdir(parents=True, exist_ok=True)
             building = folder / f"building-{uuid.uuid4().hex}"
@@ -171,7 +172,7 @@ def canonical(nb: nbformat.NotebookNode) -> str:
 def built_files(name: str) -> dict[Path, str]:
     """The solution and student notebooks that ``name``'s source builds, as committed text."""
     with tempfile.TemporaryDirectory(prefix="course-build-") as tmp:
-        release = make_course_dir(Path(tmp), name)
+        release = cached_course_dir(Path(tmp), name)
         student = nbformat.read(release, as_version=4)
     return {
         SOLUTIONS / f"{name}.ipynb": canonical(build_notebook(SOURCES / f"{name}.py")),

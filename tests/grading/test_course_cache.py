@@ -45,11 +45,27 @@ def test_a_cached_copy_is_the_fresh_build_and_the_second_is_quick(tmp_path, cach
     assert quick < 3, f"the second copy took {quick:.1f} s: it was built again"
 
 
-def test_another_timeout_is_another_build(tmp_path, cache):
+def test_another_timeout_is_the_same_build_with_its_own_configuration(tmp_path, cache):
     course.cached_course_dir(tmp_path / "a", NAME, 30)
     course.cached_course_dir(tmp_path / "b", NAME, 45)
-    assert len(list(cache.iterdir())) == 2
+    assert len(list(cache.iterdir())) == 1
+    assert "c.Execute.timeout = 30" in (tmp_path / "a" / "nbgrader_config.py").read_text(encoding="utf-8")
     assert "c.Execute.timeout = 45" in (tmp_path / "b" / "nbgrader_config.py").read_text(encoding="utf-8")
+
+
+def test_a_changed_source_is_another_build(tmp_path, cache, monkeypatch):
+    course.cached_course_dir(tmp_path / "a", NAME, 30)
+    built = course.build_notebook
+
+    def edited(path):
+        nb = built(path)
+        nb.cells.append(nbformat.v4.new_markdown_cell("A sentence added since."))
+        return nb
+
+    monkeypatch.setattr(course, "build_notebook", edited)
+    release = course.cached_course_dir(tmp_path / "b", NAME, 30)
+    assert len(list(cache.iterdir())) == 2
+    assert nbformat.read(release, as_version=4).cells[-1].source == "A sentence added since."
 
 
 def test_an_unwritable_cache_builds_in_place(tmp_path, monkeypatch):
