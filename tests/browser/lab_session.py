@@ -43,14 +43,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, source: str = "notebooks") -> Iterator[str]:
+def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, source: str = "notebooks",
+                fast: bool = False) -> Iterator[str]:
     """`make lab` (the README's command) on a free local port with an empty token; yields its base URL.
 
     Lab's Validate button saves the notebook, and notebooks/ must stay as it is, so `make lab` runs the
     repository's Makefile from a scratch folder that holds copies of ``notebooks`` (taken from the
     repository's ``source`` folder: notebooks/ or solutions/) in notebooks/ and links to the repository's
     .venv and pyproject.toml (`make install` in the repository first makes sure the scratch `make lab`
-    finds the course installed and installs nothing itself).
+    finds the course installed and installs nothing itself). ``fast``: the kernels run with COURSE_FAST=1,
+    their training cut to a moment (course_lib.train), for a test that looks at something else.
     """
     subprocess.run(["make", "--quiet", "install"], cwd=REPO, check=True, stdout=subprocess.DEVNULL)
     course = tmp_path / "course"
@@ -61,6 +63,8 @@ def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, sour
         shutil.copy(REPO / source / name, course / "notebooks" / name)
     port = free_port()
     env = dict(os.environ)
+    if fast:
+        env["COURSE_FAST"] = "1"
     env.pop("MPLBACKEND", None)  # in-process notebook tests set Agg; a student's kernel draws inline
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[var] = str(tmp_path / var.lower())  # this Lab's own: no workspace restored from an earlier Lab

@@ -108,7 +108,7 @@ def test_bert_attention_views_and_widget_in_jupyterlab(tmp_path):
     fetched beyond JupyterLab itself), and the "bank"/"apple" widget redraws when the word changes."""
     from selenium.webdriver.common.by import By
 
-    with running_lab(tmp_path, [BERT_NOTEBOOK]) as url, chromium(1400, 1000) as driver:
+    with running_lab(tmp_path, [BERT_NOTEBOOK], fast=True) as url, chromium(1400, 1000) as driver:  # no fine-tuning
         driver.get(f"{url}/lab/tree/{BERT_NOTEBOOK}")
         wait_for(lambda: len(code_prompts(driver)) > 5, 60, "the notebook's cells")
         wait_for(lambda: kernel_idle(driver), 60, "the kernel to start (status Idle)")
