@@ -37,6 +37,25 @@ def budget_row(row: dict) -> str:
             f"{'yes' if row['ok'] else 'NO'} |")
 
 
+def cluster_lines(run: dict | None) -> list[str]:
+    """Grading on a Dask cluster against grading locally (``benchmarks/cluster.py``), and N workers extrapolated."""
+    if not run:
+        return []
+    local, remote, task = run["local"], run["cluster"], run["scheduler_per_task"]
+    lines = ["", f"Grading {run['students']} submissions of {run['notebook']} on a Dask cluster of {run['workers']} workers "
+                 f"on this machine against `--jobs {run['workers']}` (`benchmarks/cluster.py`, {ran_on(run['meta'])}):", "",
+             "| | per submission (marginal) | in its worker | once per batch |", "|---|---:|---:|---:|"]
+    for name, r in (("local processes", local), ("Dask cluster", remote)):
+        lines.append(f"| {name} | {r['per_submission_s']:.2f} s | {r['in_worker_s']:.2f} s | {r['once_per_batch_s']:.1f} s |")
+    lines += ["", f"The cluster's overhead: {run['overhead_per_submission_s']:+.2f} s per submission "
+                  f"({run['overhead_fraction']:+.0%}); the scheduler's cost per task {task['nothing_s'] * 1000:.1f} ms "
+                  f"(empty), {task['payload_s'] * 1000:.1f} ms (carrying {task['payload_bytes'] / 1000:.0f} kB). "
+                  f"A class of {run['class_size']:,} submissions at {run['worker_seconds_per_submission']:.1f} worker-seconds each:", "",
+              "| workers | hours | bound by |", "|---:|---:|---|"]
+    lines += [f"| {e['workers']} | {e['hours']:.2f} | {e['bound']} |" for e in run["extrapolated"]]
+    return lines
+
+
 def render() -> str:
     """The section's lines between the markers (empty results say how to make them)."""
     latest, lines = load("latest"), []
@@ -63,6 +82,7 @@ def render() -> str:
                   "|---|---:|---:|---:|---:|"]
         lines += [f"| {b['notebook']} | {b['wrong_answers']} | {b['solution_worker_s_mean']:.2f} s | "
                   f"{b['wrong_worker_s_mean']:.2f} s | {b['s_per_submission']:.2f} s |" for b in wrong["batches"]]
+    lines += cluster_lines(load("cluster"))
     chars = latest.get("char_models") or []
     if chars:
         lines += ["", f"Every language model of the course on notebook 04's character corpus (Python source, last 10% "
