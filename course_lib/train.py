@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from course_lib.validation import require_token_ids
 
 __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches", "sequence_batches",
-           "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted"]
+           "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted", "fast_run"]
 
 IGNORE_INDEX = -100
 
@@ -162,9 +162,14 @@ class History:
         return ax
 
 
+def fast_run() -> bool:
+    """True when ``COURSE_FAST=1`` is in the environment: training is cut to a moment."""
+    return os.environ.get(FAST_ENV) == "1"
+
+
 def shortened(config: TrainConfig) -> TrainConfig:
     """``config`` itself, or with ``COURSE_FAST=1`` at most FAST_STEPS steps and FAST_SECONDS seconds."""
-    if os.environ.get(FAST_ENV) != "1":
+    if not fast_run():
         return config
     budget = min(config.time_budget_s or FAST_SECONDS, FAST_SECONDS)
     return dataclasses.replace(config, steps=min(config.steps, FAST_STEPS), time_budget_s=budget,
@@ -174,7 +179,7 @@ def shortened(config: TrainConfig) -> TrainConfig:
 def budgeted(batches: Iterable) -> Iterator:
     """A hand-written training loop's ``batches`` as they come; with ``COURSE_FAST=1`` only the first
     FAST_STEPS of them, and none started after FAST_SECONDS (the first always is)."""
-    if os.environ.get(FAST_ENV) != "1":
+    if not fast_run():
         yield from batches
         return
     start = time.perf_counter()

@@ -15,7 +15,6 @@ LayerNorm after attention), ``W_1`` (d_ff, d_model), ``b_1``, ``W_2`` (d_model, 
 from __future__ import annotations
 
 import math
-import os
 from typing import Any, Callable, Sequence
 
 import torch
@@ -656,7 +655,7 @@ def check_char_lm(model: nn.Module, valid_loss: float, unigram_nats: float, *, m
         raise AnswerError(ex, "the logits at earlier positions change when only the LAST character changes, so the "
                               "model sees the future it predicts: your encoder_block (or multi_head_attention) does not "
                               "apply the causal mask (True = may attend, masked scores set to -inf before the softmax).")
-    if os.environ.get(course_train.FAST_ENV) == "1":  # training was cut to a few steps: only the structure is judged
+    if course_train.fast_run():  # training was cut to a few steps: only the structure is judged
         report_pass(ex, f"causal; held-out loss {valid_loss:.3f} nats per character after training shortened by "
                         f"{course_train.FAST_ENV}=1, so how far it learnt is not judged")
         return
