@@ -33,15 +33,23 @@ character, and the uniform baseline log2 V), and ``python benchmarks/run.py`` re
 machine it ran on in ``benchmarks/results/``, from which the README's "Measured" section is built.
 Steps within a time budget depend on the machine and on its load, so compare models from one run.
 
+Training compute, a measure that does not depend on the machine: :func:`flops_per_char` (about
+6 x the weights that multiply each training character, plus the Transformer's attention) times the
+training characters, and for the n-gram :func:`ngram_fit_operations`. ``benchmarks/crossover.py``
+trains every model far longer than one budget, scoring it at checkpoints; its curves ship as
+``course_lib/assets/crossover.json`` (:func:`load_crossover`, :func:`plot_crossover`).
+
 On a CPU busy with other jobs, use one torch thread (``--threads 1``): threads that wait for each
 other at every small operation can make training many times slower.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -58,7 +66,9 @@ from course_lib.train import IGNORE_INDEX, TrainConfig, evaluate, iterate_batche
 from course_lib.transformer import TransformerConfig, TransformerLM
 
 __all__ = ["MODELS", "ModelSettings", "CompareConfig", "ModelResult", "CharNGram", "sliding_windows", "build_model",
-           "compare_char_models", "markdown_table", "plot_comparison", "main"]
+           "compare_char_models", "markdown_table", "plot_comparison", "main", "Corpus", "prepare_corpus",
+           "training_batches", "scoring_rows", "flops_per_char", "ngram_fit_operations", "ngram_search_operations",
+           "CROSSOVER_ASSET", "load_crossover", "bits_at", "overtakes", "crossover_table", "plot_crossover"]
 
 MODELS = ("n-gram", "FFNN", "RNN", "LSTM", "Transformer")
 _MAX_CODE = 2 ** 62  # n-gram codes are integers sum ids[i] V^k: they must fit in an int64
@@ -303,6 +313,10 @@ class ModelResult:
     vocab_size: int
     #: the trained model (a CharNGram or an nn.Module), for sampling or a closer look; not part of the table
     trained: Any = field(default=None, repr=False, compare=False)
+    #: training characters processed (the n-gram: characters counted, the order search included)
+    train_chars: int = 0
+    #: training compute: FLOPs (:func:`flops_per_char` x train_chars); the n-gram: :func:`ngram_search_operations`
+    train_flops: float = float("nan")
 
     @property
     def uniform_bits(self) -> float:
@@ -328,6 +342,94 @@ def build_model(model: str, settings: ModelSettings, vocab_size: int) -> nn.Modu
     raise ValueError(f"unknown model {model!r}.")
 
 
+@dataclass
+class Corpus:
+    """The benchmark's corpus: training ids, and the stream whose targets from ``first_target`` on are scored."""
+
+    train_ids: torch.Tensor   # (split,) the first 1 - valid_fraction of the text
+    stream: torch.Tensor      # (first_target + held-out,) the held-out part with first_target characters before it
+    first_target: int
+    itos: list[str]
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.itos)
+
+
+def prepare_corpus(config: CompareConfig) -> Corpus:
+    """``stdlib_source_text(config.max_chars, config.seed)`` as ids, split as :func:`compare_char_models` does."""
+    text = stdlib_source_text(config.max_chars, config.seed)
+    itos, stoi = char_vocab(text)
+    ids = torch.tensor([stoi[c] for c in text], dtype=torch.long)
+    split = int(len(ids) * (1 - config.valid_fraction))
+    # every target of the held-out part, with the characters before it as context
+    first_target = max([config.settings(m).context for m in config.models if m != "n-gram"] +
+                       ([max(config.ngram_orders) - 1] if "n-gram" in config.models else []))
+    if first_target > split or len(ids) - split < 1:
+        raise ValueError(f"the corpus of {len(ids)} characters is too short for contexts of {first_target}: "
+                         "raise max_chars.")
+    return Corpus(ids[:split], ids[split - first_target:], first_target, itos)
+
+
+def training_batches(model: str, settings: ModelSettings, train_ids: torch.Tensor):
+    """The ``draw_batch`` that :func:`course_lib.train.train` takes, for one neural model of the comparison."""
+    if model == "FFNN":
+        contexts = train_ids.unfold(0, settings.context, 1)[:-1]  # (N - context, context), a view
+        return window_batches(contexts, train_ids[settings.context:], settings.batch_size)
+    return sequence_batches(train_ids, settings.context, settings.batch_size)
+
+
+def scoring_rows(model: str, settings: ModelSettings, corpus: Corpus) -> tuple[torch.Tensor, torch.Tensor]:
+    """x, y that score every held-out character once (see the module docstring), for one neural model."""
+    if model == "FFNN":
+        return _window_rows(corpus.stream, corpus.first_target, settings.context)
+    return sliding_windows(corpus.stream, corpus.first_target, settings.context, max(1, settings.context // 2))
+
+
+# ---------------------------------------------------------------------------
+# training compute
+
+
+def flops_per_char(model: nn.Module, context: int | None = None) -> float:
+    """Training FLOPs per training character (target): 6 N, plus 6 L T d for a Transformer's attention.
+
+    N counts the weights that multiply each character's vectors: every parameter except the
+    ``nn.Embedding`` tables (a lookup is not arithmetic), so the FFNN's hidden and output layers, a
+    recurrent model's cell and head, a Transformer's blocks and head. A forward pass costs about
+    2 N FLOPs per character (a multiply and an add per weight) and the backward pass twice that,
+    hence 6 N (Kaplan et al., 2020). A Transformer of L layers, width d and ``context`` T adds its
+    attention scores and weighted sums, 2 x 2 T d per layer forward for a full window (a causal mask
+    halves it on average, not counted), so 6 L T d in all. Optimiser steps, LayerNorm, the
+    nonlinearities and the softmax are left out: small next to these.
+    """
+    embedded = {id(p) for m in model.modules() if isinstance(m, nn.Embedding) for p in m.parameters()}
+    n = sum(p.numel() for p in model.parameters() if id(p) not in embedded)
+    flops = 6.0 * n
+    if isinstance(model, TransformerLM):
+        config = model.config
+        flops += 6.0 * config.num_layers * (context or config.block_size) * config.d_model
+    return flops
+
+
+def ngram_fit_operations(order: int, n_chars: int) -> float:
+    """An operation count for :meth:`CharNGram.fit` of ``order`` on ``n_chars`` characters.
+
+    For each order m = 1..order: the m-gram codes (m multiply-adds per character, 2 m operations)
+    and two sorts of n codes (``np.unique``; about n log2 n comparisons each). So
+    n (order (order + 1) + 2 order log2 n). An estimate of the same kind as :func:`flops_per_char`,
+    not a measurement: counting is cheap, which is the point of the comparison.
+    """
+    n = max(int(n_chars), 2)
+    return float(n * (order * (order + 1) + 2 * order * math.log2(n)))
+
+
+def ngram_search_operations(orders: Sequence[int], n_chars: int, valid_fraction: float, best: int) -> float:
+    """:func:`ngram_fit_operations` of the whole order search of :func:`compare_char_models`: every order of
+    ``orders`` fitted on the first ``1 - valid_fraction`` of the training text, then ``best`` on all of it."""
+    dev_start = int(n_chars * (1 - valid_fraction))
+    return sum(ngram_fit_operations(o, dev_start) for o in sorted(set(orders))) + ngram_fit_operations(best, n_chars)
+
+
 def _run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor, first_target: int,
                vocab_size: int) -> ModelResult:
     """Choose the order on the last valid_fraction of the training text, refit on all of it, score."""
@@ -344,7 +446,10 @@ def _run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Ten
     seconds = time.perf_counter() - start
     bits = model.target_bits(stream.numpy(), first_target)
     return ModelResult("n-gram", f"order {best}", model.num_counts, None, seconds,
-                       len(train_np) / seconds, float(bits.mean()), len(bits), vocab_size, trained=model)
+                       len(train_np) / seconds, float(bits.mean()), len(bits), vocab_size, trained=model,
+                       train_chars=dev_start * len(set(config.ngram_orders)) + len(train_np),
+                       train_flops=ngram_search_operations(config.ngram_orders, len(train_np), config.valid_fraction,
+                                                           best))
 
 
 def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor,
@@ -353,12 +458,10 @@ def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, strea
     torch.manual_seed(config.seed)
     model = build_model(name, settings, vocab_size).to(device)
     context = settings.context
+    draw = training_batches(name, settings, train_ids)
     if name == "FFNN":
-        contexts = train_ids.unfold(0, context, 1)[:-1]  # (N - context, context), a view
-        draw = window_batches(contexts, train_ids[context:], settings.batch_size)
         x, y = _window_rows(stream, first_target, context)
     else:
-        draw = sequence_batches(train_ids, context, settings.batch_size)
         x, y = sliding_windows(stream, first_target, context, max(1, context // 2))
     history = train(model, draw, TrainConfig(steps=10 ** 9, lr=settings.lr, time_budget_s=config.budget_s,
                                              seed=config.seed, progress=False))
@@ -366,7 +469,8 @@ def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, strea
     parameters = sum(p.numel() for p in model.parameters())
     return ModelResult(name, f"{context} chars", parameters, len(history.train_steps), history.seconds,
                        history.tokens_per_second, scores["bits_per_token"], int(scores["tokens"]), vocab_size,
-                       trained=model)
+                       trained=model, train_chars=history.tokens,
+                       train_flops=flops_per_char(model, context) * history.tokens)
 
 
 def compare_char_models(config: CompareConfig | None = None, device: torch.device | str | None = None,
@@ -386,18 +490,8 @@ def compare_char_models(config: CompareConfig | None = None, device: torch.devic
     """
     config = config or CompareConfig()
     device = get_device() if device is None else torch.device(device)
-    text = stdlib_source_text(config.max_chars, config.seed)
-    itos, stoi = char_vocab(text)
-    ids = torch.tensor([stoi[c] for c in text], dtype=torch.long)
-    split = int(len(ids) * (1 - config.valid_fraction))
-    train_ids = ids[:split]
-    # every target of the held-out part, with the characters before it as context
-    first_target = max([config.settings(m).context for m in config.models if m != "n-gram"] +
-                       ([max(config.ngram_orders) - 1] if "n-gram" in config.models else []))
-    if first_target > split or len(ids) - split < 1:
-        raise ValueError(f"the corpus of {len(ids)} characters is too short for contexts of {first_target}: "
-                         "raise max_chars.")
-    stream = ids[split - first_target:]
+    corpus = prepare_corpus(config)
+    train_ids, stream, first_target, itos = corpus.train_ids, corpus.stream, corpus.first_target, corpus.itos
     results = []
     for name in config.models:
         if name == "n-gram":
@@ -452,6 +546,120 @@ def plot_comparison(results: Sequence[ModelResult], ax=None, title: str | None =
     ax.set_ylabel("validation bits per character")
     seconds = max((r.train_seconds for r in results if r.steps is not None), default=None)
     ax.set_title(title or ("same training budget" + (f" (~{seconds:.0f} s each)" if seconds else "")))
+    return ax
+
+
+# ---------------------------------------------------------------------------
+# the crossover: bits per character against training compute (benchmarks/crossover.py)
+
+#: the curves measured by ``python benchmarks/crossover.py``, shipped with the package for notebook 06
+CROSSOVER_ASSET = Path(__file__).resolve().parent / "assets" / "crossover.json"
+
+
+def load_crossover(path: str | Path | None = None) -> dict[str, Any]:
+    """The results of ``benchmarks/crossover.py`` (default: the copy shipped in ``course_lib/assets``).
+
+    ``curves`` maps each model to its checkpoints, each a dict with ``flops`` (training compute,
+    see ``compute_measure``), ``train_chars``, ``seconds``, ``bits_per_char`` and ``setting``;
+    ``machine``, ``command`` and ``date`` say where and how they were measured.
+    """
+    with open(CROSSOVER_ASSET if path is None else path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def bits_at(curve: Sequence[dict], flops: float) -> float:
+    """A curve's bits per character at ``flops``, interpolated linearly in log compute (held flat beyond its ends)."""
+    return float(np.interp(math.log10(flops), np.log10([p["flops"] for p in curve]),
+                           [p["bits_per_char"] for p in curve]))
+
+
+def overtakes(a: Sequence[dict], b: Sequence[dict], hold_last: bool = False) -> float | None:
+    """The compute from which curve ``a`` stays below curve ``b`` (fewer bits), or None.
+
+    Both are lists of checkpoints (``flops``, ``bits_per_char``), in increasing compute. They are
+    compared at every checkpoint of either curve where both were measured, each interpolated
+    linearly in log compute (:func:`bits_at`). ``hold_last=True`` also compares beyond ``b``'s last
+    checkpoint, holding it at its last value: right for an n-gram that has counted all of its
+    training text, which more compute cannot help. A neural curve is never extrapolated. Returns
+    the first of those points from which ``a`` is below ``b`` at every later one; None if there is none.
+    """
+    lo = max(a[0]["flops"], b[0]["flops"])
+    hi = a[-1]["flops"] if hold_last else min(a[-1]["flops"], b[-1]["flops"])
+    grid = sorted({p["flops"] for p in list(a) + list(b) if lo <= p["flops"] <= hi})
+    first = None
+    for flops in grid:
+        if bits_at(a, flops) < bits_at(b, flops):
+            first = flops if first is None else first
+        else:
+            first = None
+    return first
+
+
+def crossover_table(data: dict[str, Any], live: Sequence[ModelResult] | None = None) -> str:
+    """A Markdown table of :func:`load_crossover`'s curves: each model's first and last checkpoint, its best,
+    where it goes below the n-gram for good (:func:`overtakes`), and ``live`` runs beside them."""
+    curves = data["curves"]
+    live_by_model = {r.model: r for r in live or ()}
+    lines = ["| model | first checkpoint: compute, bits/char | last checkpoint: compute, seconds, bits/char | "
+             "below the n-gram from | this run: compute, bits/char |", "|---|---|---|---|---|"]
+    for name, curve in curves.items():
+        first, last = curve[0], curve[-1]
+        if name == "n-gram" or "n-gram" not in curves:
+            below = "-"
+        else:
+            at = overtakes(curve, curves["n-gram"], hold_last=True)
+            below = "not within the measured range" if at is None else f"{at:.1e} FLOPs"
+        run = live_by_model.get(name)
+        this_run = "-" if run is None else f"{run.train_flops:.1e}, {run.bits_per_char:.3f}"
+        lines.append(f"| {name} | {first['flops']:.1e}, {first['bits_per_char']:.3f} | {last['flops']:.1e}, "
+                     f"{last['seconds']:.0f} s, {last['bits_per_char']:.3f} | {below} | {this_run} |")
+    return "\n".join(lines)
+
+
+def plot_crossover(data: dict[str, Any], live: Sequence[ModelResult] | None = None, ax=None,
+                   title: str | None = None):
+    """Held-out bits per character against training compute (log scale), one line per model; returns the Axes.
+
+    ``data``: :func:`load_crossover`'s dict. The n-gram's line (fits on growing prefixes of the
+    training text) goes on, dotted, at its last value: counting all of the text is all it can do.
+    ``live``: results of :func:`compare_char_models` (for example a notebook's few seconds of training),
+    drawn as stars in each model's colour, at their own compute.
+    """
+    import matplotlib.pyplot as plt  # only for plotting
+
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9.5, 4.5))
+    curves = data["curves"]
+    colours = {name: f"C{i}" for i, name in enumerate(MODELS)}
+    right = max(p["flops"] for c in curves.values() for p in c)
+    if live:
+        right = max([right] + [r.train_flops for r in live if math.isfinite(r.train_flops)])
+    for name, curve in curves.items():
+        x = [p["flops"] for p in curve]
+        y = [p["bits_per_char"] for p in curve]
+        ax.plot(x, y, "o-", color=colours.get(name), ms=4, label=f"{name} (measured)")
+        if name == "n-gram":
+            ax.plot([x[-1], right * 1.5], [y[-1], y[-1]], ":", color=colours[name], lw=1.5)
+            ax.annotate("n-gram: all the training text counted", (x[-1] * 1.5, y[-1] - 0.03), ha="left", va="top",
+                        fontsize=8, color=colours[name])
+    for r in live or ():
+        if math.isfinite(r.train_flops):
+            ax.plot([r.train_flops], [r.bits_per_char], "*", ms=13, color=colours.get(r.model), mec="k", mew=0.6,
+                    label=f"{r.model}: this run")
+    shown = [p["bits_per_char"] for c in curves.values() for p in c] + [r.bits_per_char for r in live or ()]
+    top = max(shown) + 0.3
+    if "uniform_bits" in data and data["uniform_bits"] < top:  # else off the chart: every point is well below it
+        ax.axhline(data["uniform_bits"], color="0.5", ls="--", lw=1)
+        ax.annotate(f"uniform guess, {data['uniform_bits']:.2f}", (0.01, data["uniform_bits"]),
+                    xycoords=("axes fraction", "data"), va="bottom", fontsize=8, color="0.4")
+        top = data["uniform_bits"] + 0.3
+    ax.set_ylim(max(0.0, min(shown) - 0.2), top)
+    ax.set_xscale("log")
+    ax.set_xlabel("training compute (FLOPs; the n-gram: operations to count)")
+    ax.set_ylabel("held-out bits per character")
+    ax.set_title(title or "every model on one corpus, against training compute")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: the curves fill them
     return ax
 
 
