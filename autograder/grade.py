@@ -162,6 +162,7 @@ def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path):
     config.Autograde.sanitize_preprocessors = steps["sanitize"]
     config.Autograde.autograde_preprocessors = steps["autograde"]
     config.GenerateFeedback.preprocessors = steps["feedback"]
+    config.GenerateFeedback.exporter_class = pipeline.FeedbackExporter
     return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
 
 

@@ -11,7 +11,7 @@ lists, around nbgrader's own:
   trusted verdict of every test cell; configured with the test cells and the checks module), then
   :class:`RecordVerdicts` before nbgrader's ``SaveAutoGrades``, whose ``determine_grade`` scores every cell;
 - feedback: :class:`ForStudents` first (the test cells as released, the grader's notes), then
-  nbgrader's ``GetGrades`` and the page.
+  nbgrader's ``GetGrades`` and the page, written by :class:`FeedbackExporter`.
 
 The steps of one submission share what they learn (the notes of the repair, the verdicts), so
 nothing is read back from the notebooks nbgrader writes.
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import jinja2
 from nbformat import NotebookNode
+from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
@@ -123,3 +125,33 @@ def steps(release: NotebookNode, findings: Findings) -> dict[str, list]:
         "feedback": [ForStudents(released_tests, findings), CoalesceStreamsPreprocessor(enabled=True),
                      *GenerateFeedback.class_traits()["preprocessors"].default()],
     }
+
+
+class CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, kept in memory for the life of the process (checked against each source)."""
+
+    def __init__(self):
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.compiled:
+            bucket.bytecode_from_string(self.compiled[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+COMPILED_TEMPLATES = CompiledTemplates()
+
+
+class FeedbackExporter(HTMLExporter):
+    """nbconvert's HTML exporter (nbgrader's feedback template), whose templates a grading worker compiles once.
+
+    nbgrader makes a new exporter for every page; without the shared cache each one compiles the
+    whole template tree again (about a second per submission).
+    """
+
+    def _create_environment(self):
+        environment = super()._create_environment()
+        environment.bytecode_cache = COMPILED_TEMPLATES
+        return environment

@@ -29,8 +29,8 @@ from torch import nn
 
 import course_lib.bert as course_bert
 from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                check_tensor, compare_answer, describe_value, probe, report_pass)
+from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_all, call_answer_each,
+                                case_note, check_tensor, compare_answer, describe_value, probe, report_pass)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word
@@ -722,15 +722,15 @@ def check_nsp_pair(nsp_pair: Callable, *, pairs: Sequence[tuple[str, str]] | Non
     pairs = nsp_sentences() if pairs is None else pairs
     cls_id, sep_id = special_ids or (tok.cls_token_id, tok.sep_token_id)
     renumber = {tok.cls_token_id: cls_id, tok.sep_token_id: sep_id}
-    bans = _tokenizer_bans()
-    for a_text, b_text in pairs:
+    singles = [(tok(a_text, add_special_tokens=False)["input_ids"], tok(b_text, add_special_tokens=False)["input_ids"])
+               for a_text, b_text in pairs]
+    given = [(list(ids_a), list(ids_b)) for ids_a, ids_b in singles]
+    outs = call_answer_all(ex, nsp_pair, [((a, b, cls_id, sep_id), {}) for a, b in given], banned=_tokenizer_bans(),
+                           reason=WRITE_IT_YOURSELF)
+    for (a_text, b_text), (ids_a, ids_b), (given_a, given_b), out in zip(pairs, singles, given, outs):
         encoded = tok(a_text, b_text)
-        ids_a = tok(a_text, add_special_tokens=False)["input_ids"]
-        ids_b = tok(b_text, add_special_tokens=False)["input_ids"]
         expected_ids = [renumber.get(i, i) for i in encoded["input_ids"]]
         expected_types = list(encoded["token_type_ids"])
-        given_a, given_b = list(ids_a), list(ids_b)
-        out = call_answer(ex, nsp_pair, given_a, given_b, cls_id, sep_id, banned=bans, reason=WRITE_IT_YOURSELF)
         case = f"A = {a_text[:40]!r}{'...' if len(a_text) > 40 else ''}, B = {b_text[:40]!r}" \
                f"{'...' if len(b_text) > 40 else ''}, cls_id={cls_id}, sep_id={sep_id}"
         if given_a != ids_a or given_b != ids_b:
@@ -932,8 +932,9 @@ def span_cases(seed: int = 0, count: int = 30) -> list[tuple[torch.Tensor, torch
 def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> None:
     """Against a brute force over every (start, end); with ties, any best span counts."""
     ex = "best_span"
-    for start, end, max_len in span_cases(seed, count):
-        out = call_answer(ex, best_span, start.clone(), end.clone(), max_len)
+    cases = span_cases(seed, count)
+    outs = call_answer_all(ex, best_span, [((start.clone(), end.clone(), max_len), {}) for start, end, max_len in cases])
+    for (start, end, max_len), out in zip(cases, outs):
         case = f"T = {len(start)}, max_len = {max_len}"
         try:
             i, j = (int(x) for x in out)

@@ -14,8 +14,8 @@ import torch
 
 import course_lib.ngram as course_ngram
 from course_lib.diagnosis import list_words
-from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, call_answer_each, case_note,
-                                compare_answer, report_pass)
+from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, call_answer_all, call_answer_each,
+                                case_note, compare_answer, report_pass)
 
 #: the sentences of the lecture "Neural Network Language Models & BERT" (slide "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [
@@ -242,11 +242,9 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     ex = "ngram_prob"
     grams, contexts, V, pairs = _prob_cases(n, k, extra)
     case = f"n={n}, k={k}"
-    values = []
-    for context, word in pairs:
-        got = call_answer(ex, ngram_prob, Counter(grams), Counter(contexts), tuple(context), word, k=k, vocab_size=V,
-                          banned=_BANNED, reason=_REASON)
-        values.append(_as_number(ex, got, "a number (a probability)"))
+    calls = [((Counter(grams), Counter(contexts), tuple(context), word), {"k": k, "vocab_size": V}) for context, word in pairs]
+    values = [_as_number(ex, got, "a number (a probability)")
+              for got in call_answer_all(ex, ngram_prob, calls, banned=_BANNED, reason=_REASON)]
     answer = torch.tensor(values, dtype=torch.float64)
 
     def grid(**kw):

@@ -20,7 +20,7 @@ import torch
 
 from autograder import cell_repair, verdict
 from autograder.grade import grader_only_config, read_submission
-from course_lib import answer_wire, remote_answer
+from course_lib import answer_wire, grading, remote_answer
 from course_lib.answer_wire import WireError, encode, read_reply
 from notebook_runner import REPO, SolutionKernel, grade_ids
 
@@ -302,3 +302,41 @@ def test_a_planted_configuration_does_not_run(tmp_path, monkeypatch):
         subprocess.run([sys.executable, "-c", "import IPython; IPython.start_ipython(argv=['-c', 'pass'])"],
                        capture_output=True, timeout=120)
     assert not marker.exists()
+
+
+def test_a_loop_of_calls_raises_its_first_mistake_in_one_trip():
+    seen = []
+
+    def answer(x):
+        seen.append(x)
+        if x == 2:
+            raise NotImplementedError()
+        if x == 3:
+            raise ValueError("three")
+        return 10 * x
+
+    assert grading.call_answer_all("answer", answer, [((1,), {}), ((4,), {})]) == [10, 40]
+    with pytest.raises(grading.AnswerError, match="not implemented yet"):
+        grading.call_answer_all("answer", answer, [((1,), {}), ((2,), {}), ((3,), {})])
+    with pytest.raises(grading.AnswerError, match="raised ValueError: three"):
+        grading.call_answer_all("answer", answer, [((3,), {}), ((2,), {})])
+
+
+@pytest.fixture(scope="module")
+def solution01():
+    return SolutionKernel("01_ngrams").ns
+
+
+def test_a_check_of_hundreds_of_cases_is_one_trip_to_the_kernel(solution01):
+    kernel = InProcessKernel(solution01)
+    printed, errors = outputs_text(verdict.run_test_cell("checks.check_ngram_prob(ngram_prob, n=2)",
+                                                         "course_lib.checks.ngrams", kernel))
+    assert "✔ ngram_prob: correct (144 (context, word) pairs" in printed and not errors
+    assert [entry for entry, _ in kernel.requests].count("serve") == 1
+    wrong = {**solution01, "ngram_prob": lambda gn, gm, context, word, k=0.0, vocab_size=None:
+             solution01["ngram_prob"](gn, gm, context, word, k, vocab_size) * (0.5 if word == "</s>" else 1.0)}
+    kernel = InProcessKernel(wrong)
+    _, errors = outputs_text(verdict.run_test_cell("checks.check_ngram_prob(ngram_prob, n=2)",
+                                                   "course_lib.checks.ngrams", kernel))
+    assert "✘" in errors and "ngram_prob" in errors
+    assert [entry for entry, _ in kernel.requests].count("serve") <= 2  # the table, then perhaps one probe

@@ -1,8 +1,10 @@
 """environment.yml (conda / Binder) must pin exactly what pyproject.toml pins."""
 import re
+import subprocess
+import sys
 import tomllib
-from notebook_runner import REPO
 
+from notebook_runner import REPO
 
 
 def pip_pins() -> dict[str, str]:
@@ -34,3 +36,11 @@ def test_torch_is_pinned_to_the_cpu_build_on_disk():
 
 def test_environment_yml_installs_the_course_itself():
     assert re.search(r"^\s+-\s+-e \.\s*$", (REPO / "environment.yml").read_text(), flags=re.M)
+
+
+def test_loading_nbformat_compiles_no_grammar():
+    """The grader, its workers, nbgrader and the Lab all load nbformat: it must not pull in rfc3987-syntax
+    (jsonschema >= 4.25), whose grammars take seconds to build in every one of those processes."""
+    loaded = subprocess.run([sys.executable, "-c", "import sys, nbformat; print('rfc3987_syntax' in sys.modules)"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    assert loaded == "False", "nbformat loads rfc3987_syntax: pin jsonschema below 4.25 (pyproject.toml)"
