@@ -608,7 +608,7 @@ def crossover_table(data: dict[str, Any], live: Sequence[ModelResult] | None = N
             below = "-"
         else:
             at = overtakes(curve, curves["n-gram"], hold_last=True)
-            below = "not within the measured range" if at is None else f"{at:.1e} FLOPs"
+            below = "not by its last checkpoint" if at is None else f"{at:.1e} FLOPs"
         run = live_by_model.get(name)
         this_run = "-" if run is None else f"{run.train_flops:.1e}, {run.bits_per_char:.3f}"
         lines.append(f"| {name} | {first['flops']:.1e}, {first['bits_per_char']:.3f} | {last['flops']:.1e}, "
