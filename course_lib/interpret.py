@@ -10,17 +10,26 @@ is theirs, made measurable:
 3. :func:`best_units`: for each property, the unit whose cell state correlates most with it.
 
 ``course_lib.viz.coloured_text`` then shows a unit's value as the colour behind each character.
+
+:func:`load_char_lstm` loads the course's character LSTM, trained for a few minutes by
+``benchmarks/train_char_lstm.py`` on the same corpus as notebook 04 and shipped with the package.
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import torch
 
-from course_lib.lstm import LSTMLanguageModel, lstm_cell
+from course_lib.lstm import LSTMConfig, LSTMLanguageModel
 from course_lib.train import model_device
 from course_lib.validation import require_token_ids
 
-__all__ = ["source_features", "lstm_cell_states", "unit_correlations", "best_units"]
+__all__ = ["source_features", "lstm_cell_states", "unit_correlations", "best_units", "probe_r2",
+           "CHAR_LSTM_PATH", "STACKED_CHAR_LSTM_PATH", "load_char_lstm", "save_char_lstm"]
+
+CHAR_LSTM_PATH = Path(__file__).resolve().parent / "assets" / "char_lstm.pt"  # one layer, trained for minutes
+STACKED_CHAR_LSTM_PATH = CHAR_LSTM_PATH.with_name("char_lstm_stacked.pt")  # three layers, about a minute
 
 _TRIPLE_QUOTES = ('"""', "'''")
 
@@ -86,7 +95,9 @@ def source_features(text: str) -> dict[str, np.ndarray]:
 def lstm_cell_states(model: LSTMLanguageModel, ids: torch.Tensor, layer: int = 0) -> torch.Tensor:
     """The cell state c_t (T, H) of one layer of ``model`` while it reads ``ids`` (T,) left to right.
 
-    Step by step with :func:`course_lib.lstm.lstm_cell`, from a zero state.
+    From a zero state. The hidden states h_t come from PyTorch's fused kernel; given them, every step's
+    gates follow at once (:func:`course_lib.lstm.lstm_cell`'s arithmetic), and the cell's recursion
+    c_t = f_t * c_{t-1} + i_t * g_t is run step by step.
     """
     if not isinstance(model, LSTMLanguageModel):
         raise TypeError(f"lstm_cell_states takes an LSTMLanguageModel, got {type(model).__name__}.")
@@ -95,19 +106,22 @@ def lstm_cell_states(model: LSTMLanguageModel, ids: torch.Tensor, layer: int = 0
         raise ValueError(f"ids must be one sequence of token ids (T,), got shape {tuple(ids.shape)}.")
     if not 0 <= layer < model.config.num_layers:
         raise ValueError(f"layer must be in [0, {model.config.num_layers}), got {layer}.")
-    x = model.embedding(ids.to(model_device(model)))[:, None]  # (T, 1, E): one sequence, batch of 1
-    cells = []
-    for l in range(layer + 1):
-        params = model.encoder.layers[l][0].params
-        h = c = x.new_zeros(1, model.config.hidden_dim)  # (1, H)
-        hs = []
-        for x_t in x:  # x_t (1, D)
-            h, c = lstm_cell(x_t, h, c, *params)
-            hs.append(h)
-            cells.append(c[0])
-        if l < layer:
-            x, cells = torch.stack(hs), []  # (T, 1, H): the next layer's input
-    return torch.stack(cells).cpu()  # (T, H)
+    x = model.embedding(ids.to(model_device(model)))  # (T, E)
+    for l in range(layer):  # the layers below: only their outputs are needed
+        x = model.encoder.layers[l][0](x[None])[0][0]  # (T, H): the next layer's input
+    lstm = model.encoder.layers[layer][0]
+    W_ih, W_hh, b_ih, b_hh = lstm.params
+    hs = lstm(x[None])[0][0]  # (T, H): h_t from PyTorch's fused kernel
+    h_prev = torch.cat([hs.new_zeros(1, hs.shape[1]), hs[:-1]])  # (T, H): h_{t-1}, zeros before the first step
+    a = x @ W_ih.T + b_ih + h_prev @ W_hh.T + b_hh  # (T, 4H): every step's gates at once, given h_{t-1}
+    a_i, a_f, a_g, a_o = a.chunk(4, dim=-1)  # (T, H) each, order i, f, g, o (lstm_cell's arithmetic)
+    f, written = torch.sigmoid(a_f), torch.sigmoid(a_i) * torch.tanh(a_g)  # forget gate; i * g
+    cells = torch.empty_like(f)
+    c = f.new_zeros(f.shape[1])
+    for t in range(len(f)):  # only the cell's own recursion is left to do step by step
+        c = torch.addcmul(written[t], f[t], c)  # c_t = f_t * c_{t-1} + i_t * g_t
+        cells[t] = c
+    return cells.cpu()  # (T, H)
 
 
 def unit_correlations(states: torch.Tensor | np.ndarray, feature: np.ndarray) -> np.ndarray:
@@ -153,3 +167,31 @@ def probe_r2(states: torch.Tensor | np.ndarray, feature: np.ndarray, ridge: floa
     residual = f[test] - X[test] @ w
     variance = ((f[test] - f[test].mean()) ** 2).sum()
     return float(1 - (residual ** 2).sum() / variance) if variance > 0 else float("nan")
+
+
+def save_char_lstm(model: LSTMLanguageModel, itos: list[str], path: str | Path = CHAR_LSTM_PATH,
+                   info: dict | None = None) -> Path:
+    """Write ``model`` (float32 weights), its character vocabulary ``itos`` and ``info`` to ``path``."""
+    if not isinstance(model, LSTMLanguageModel) or len(itos) != model.config.vocab_size:
+        raise ValueError("save_char_lstm takes an LSTMLanguageModel and its vocabulary (one character per id).")
+    c = model.config
+    config = {"vocab_size": c.vocab_size, "embed_dim": c.embed_dim, "hidden_dim": c.hidden_dim, "num_layers": c.num_layers}
+    state = {name: t.detach().float().cpu().contiguous() for name, t in model.state_dict().items()}
+    path = Path(path)
+    torch.save({"config": config, "itos": "".join(itos), "state_dict": state, "info": dict(info or {})}, path)
+    return path
+
+
+def load_char_lstm(path: str | Path = CHAR_LSTM_PATH) -> tuple[LSTMLanguageModel, list[str], dict]:
+    """(the course's trained character LSTM in eval mode, its vocabulary itos, what its training measured).
+
+    Written by ``benchmarks/train_char_lstm.py``; reads only the local file (no download).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no character LSTM checkpoint at {path}; write one with "
+                                "`python benchmarks/train_char_lstm.py`.")
+    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    model = LSTMLanguageModel(LSTMConfig(**checkpoint["config"]))
+    model.load_state_dict(checkpoint["state_dict"])
+    return model.eval(), list(checkpoint["itos"]), dict(checkpoint.get("info", {}))

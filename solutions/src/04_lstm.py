@@ -29,8 +29,10 @@
 # 3. measure the gradient through time, RNN against LSTM, with notebook 03's instrument;
 # 4. see the difference on a task whose answer lies a tunable number of steps back;
 # 5. train a character LSTM on Python source and sample from it;
-# 6. look inside it for cells that track strings, comments and indentation;
-# 7. meet the bidirectional LSTM and the two language models that ELMo is built from.
+# 6. look inside it, and inside a longer-trained copy, for cells that track strings, comments and indentation;
+# 7. stack LSTM layers and measure what depth changes;
+# 8. meet the bidirectional LSTM, the two language models that ELMo is built from, and ELMo's learnt
+#    mix of layers.
 #
 # **How the exercises work.** As in notebook 03: fill in the cells with `# YOUR CODE HERE`, then run
 # the read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
@@ -52,8 +54,7 @@ from course_lib.checks import lstm as checks
 from course_lib.device import get_device, torch_threads
 from course_lib.gradients import lstm_gradient_norms, plot_gradient_norms, rnn_gradient_norms
 from course_lib.lstm import LSTMConfig, LSTMEncoder, LSTMLanguageModel
-from course_lib.rnn import RNNLayer
-from course_lib.train import TrainConfig, sample, sequence_batches, train
+from course_lib.train import TrainConfig, budgeted, evaluate, sample, sequence_batches, train
 from course_lib.viz import coloured_text
 
 # %% [markdown]
@@ -211,13 +212,14 @@ print("targets:", y_gap)
 # - a **feed-forward** model with a fixed window of the last 8 tokens (notebook 02): it sees the key
 #   only when `gap + 2 <= 8`;
 # - a simple **RNN** and an **LSTM** (hidden size 32, the head on the last hidden state). The LSTM's
-#   forget-gate bias starts at 3.
+#   forget-gate bias starts at 3. The RNN is PyTorch's `nn.RNN`: notebook 03's `RNNLayer` (the same
+#   function, checked by the course's tests) in one fused kernel, as the LSTM uses PyTorch's.
 #
-# Each is trained with Adam for 300 steps of 64 fresh sequences, then tested on 1000 new ones. Chance
-# is 1/4. This takes about 20 seconds.
+# Each is trained with Adam for 100 steps of 128 fresh sequences, then tested on 1000 new ones. Chance
+# is 1/4. This takes a few seconds.
 
 # %% [demo]
-NUM_KEYS, VOCAB, EMBED, HIDDEN, WINDOW, STEPS, BATCH = 4, 16, 16, 32, 8, 300, 64
+NUM_KEYS, VOCAB, EMBED, HIDDEN, WINDOW, STEPS, BATCH = 4, 16, 16, 32, 8, 100, 128
 GAPS = (2, 5, 10, 20, 40)
 
 
@@ -233,7 +235,7 @@ class GapReader(nn.Module):
             with torch.no_grad():
                 self.body.layers[0][0].b_ih[HIDDEN:2 * HIDDEN].fill_(3.0)  # the f block (order i, f, g, o)
         elif kind == "RNN":
-            self.body = RNNLayer(EMBED, HIDDEN)
+            self.body = nn.RNN(EMBED, HIDDEN, batch_first=True)  # tanh; (hs, h_T) like RNNLayer
         else:
             self.body = nn.Sequential(nn.Flatten(), nn.Linear(WINDOW * EMBED, HIDDEN), nn.Tanh())
         self.head = nn.Linear(HIDDEN, NUM_KEYS)
@@ -255,7 +257,7 @@ def gap_accuracy(kind, gap):
     model = GapReader(kind)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
     x, y = data.gap_task(STEPS * BATCH, gap, NUM_KEYS, VOCAB, seed=gap)
-    for step in range(STEPS):
+    for step in budgeted(range(STEPS)):
         batch = slice(step * BATCH, (step + 1) * BATCH)
         loss = nn.functional.cross_entropy(model(x[batch]), y[batch])
         optimizer.zero_grad()
@@ -299,8 +301,9 @@ plt.show()
 # model, `LSTMLanguageModel` (embedding → LSTM → linear head; position $t$ predicts character $t+1$),
 # on 400 000 characters of it. It uses PyTorch's fused LSTM kernel, which computes the same function
 # as a loop of your `lstm_cell` (the course's tests check that) about eight times faster. Every batch
-# holds 32 random blocks of 128 characters: truncated backpropagation through 128 steps. About 20
-# seconds on a laptop CPU.
+# holds 32 random blocks of 128 characters: truncated backpropagation through 128 steps. Here it
+# trains for 300 steps (the cell prints how long they took); section 6 looks inside a copy of the same
+# network that trained for minutes.
 
 # %% [demo]
 device = get_device()
@@ -329,7 +332,7 @@ def show_samples(model, title, n=2, length=240):
 
 show_samples(char_lstm, "before training", n=1, length=120)
 history = train(char_lstm, sequence_batches(train_ids, BLOCK, 32),
-                TrainConfig(steps=900, lr=1e-2, eval_every=150, progress=False), valid=lambda: valid_batches)
+                TrainConfig(steps=300, lr=1e-2, eval_every=100, progress=False), valid=lambda: valid_batches)
 bits = history.valid_loss[-1] / math.log(2)
 print(f"{history.seconds:.0f} s, {history.tokens_per_second:,.0f} characters/s; validation loss "
       f"{history.valid_loss[-1]:.3f} nats = {bits:.2f} bits per character (uniform guessing: "
@@ -339,50 +342,69 @@ plt.show()
 show_samples(char_lstm, "after training")
 
 # %% [markdown]
-# Before training the samples are uniform noise over the 96 characters. After twenty seconds the
-# model has learnt the look of Python: indented blocks, `self.`, keywords, parentheses that open
-# and (mostly) close, strings and comments. It has not learnt to program: names are invented and
-# the logic is nonsense. With 1.7–1.8 bits per character it is far from a large model (well under
-# 1 bit), but far from the 6.6 bits of guessing too.
+# Before training the samples are uniform noise over the 96 characters. After a few seconds the
+# model has picked up the look of Python: lines and indentation, common keywords, `self.`,
+# parentheses, quotes and `#`. It has not learnt to program: names are invented and the logic is
+# nonsense. Its bits per character (printed above) are far from a large model's (well under 1 bit),
+# but far below the 6.6 bits of uniform guessing too.
 
 # %% [markdown]
 # ## 6. Looking inside: cells that track the code
 #
 # Karpathy, Johnson and Fei-Fei (2015) trained larger character LSTMs (hours on a GPU) on the Linux
 # source and found single cells that switch on inside quotes or comments, or count along a line
-# ("interpretable cells" in the lecture "LSTMs & Transformers"). Let us look for such cells in ours. For 20 000 validation
-# characters we compute four properties exactly with a small scanner (`course_lib.interpret`):
-# *inside a string*, *inside a comment*, the line's *indentation*, the *position in the line*. We
-# record the cell state $c_t$ of all 128 units while the model reads, and for each property find the
-# unit whose value correlates best with it. The untrained copy of the same network is the control:
-# whatever it shows comes from the input characters alone, not from learning.
+# ("interpretable cells" in the lecture "LSTMs & Transformers"). Let us look for such cells.
+#
+# Three hundred steps of training are few, so the course ships the same network (embedding 32, one layer of
+# 128 units) trained for a few minutes on more of the standard library by
+# `benchmarks/train_char_lstm.py`, with the validation text above held out: `interpret.load_char_lstm()`
+# reads it from the installed package, no download. We compare three copies of the network: that
+# **shipped** one, the one **you trained** in section 5, and the **untrained** one. The untrained copy is
+# the control: whatever it shows comes from the input characters alone, not from learning.
+#
+# For 20 000 validation characters we compute four properties exactly with a small scanner
+# (`course_lib.interpret`): *inside a string*, *inside a comment*, the line's *indentation*, the
+# *position in the line*. We record the cell state $c_t$ of all 128 units while each model reads, and
+# for each property find the unit whose value correlates best with it.
 
 # %% [demo]
+shipped_lstm, shipped_itos, shipped_info = interpret.load_char_lstm()
+shipped_stoi = {ch: i for i, ch in enumerate(shipped_itos)}
+to_shipped = torch.tensor([shipped_stoi.get(ch, shipped_stoi["?"]) for ch in itos])  # our ids -> its ids
+shipped_loss = evaluate(shipped_lstm, [(to_shipped[x], to_shipped[y]) for x, y in valid_batches])["loss"]
+print(f"shipped model: {sum(p.numel() for p in shipped_lstm.parameters()):,} parameters, {shipped_info['steps']:,} "
+      f"training steps; on the validation text above {shipped_loss / math.log(2):.2f} bits per character "
+      f"(yours, {len(history.train_steps)} steps: {history.valid_loss[-1] / math.log(2):.2f})")
+
 segment = slice(split, split + 20_000)
 features = {name: values[segment] for name, values in interpret.source_features(source).items()}
-cells = {"trained": interpret.lstm_cell_states(char_lstm, ids[segment]),
+shipped_ids = to_shipped[ids[segment]]
+cells = {"shipped": interpret.lstm_cell_states(shipped_lstm, shipped_ids),
+         "yours": interpret.lstm_cell_states(char_lstm, ids[segment]),
          "untrained": interpret.lstm_cell_states(untrained_lstm, ids[segment])}  # (T, 128) each
 best = {kind: interpret.best_units(states, features) for kind, states in cells.items()}
-print(f"{'property':>17} | {'best unit, trained':>19} {'|r|':>5} | {'untrained |r|':>13} | "
-      f"{'R² all units: trained':>21} {'untrained':>9}")
-for name, feature in features.items():
-    unit, r = best["trained"][name]
-    r2 = {kind: interpret.probe_r2(states, feature) for kind, states in cells.items()}
-    print(f"{name:>17} | {'unit ' + str(unit):>19} {abs(r):5.2f} | {abs(best['untrained'][name][1]):13.2f} | "
-          f"{r2['trained']:21.2f} {r2['untrained']:9.2f}")
+r2 = {kind: {name: interpret.probe_r2(states, f) for name, f in features.items()} for kind, states in cells.items()}
+print(f"{'':>17} | {'best single unit: |r|':^38} | {'R² of all units':^26}")
+print(f"{'property':>17} | {'shipped':>14} {'yours':>11} {'untrained':>9} | {'shipped':>8} {'yours':>7} {'untrained':>9}")
+for name in features:
+    unit, r = best["shipped"][name]
+    print(f"{name:>17} | {f'{abs(r):.2f} (unit {unit})':>14} {abs(best['yours'][name][1]):11.2f} "
+          f"{abs(best['untrained'][name][1]):9.2f} | {r2['shipped'][name]:8.2f} {r2['yours'][name]:7.2f} "
+          f"{r2['untrained'][name]:9.2f}")
 
 # %% [markdown]
 # Two measurements per property. The **best single unit's correlation** $|r|$ asks Karpathy's
 # question: does one cell do this job? The **$R^2$ of a linear readout of all 128 cells** (a ridge
 # regression fit on half the characters and scored on the other half) asks whether the information
-# is in the state at all, spread over units or not. Training raises both for every property: the
-# network has learnt to keep track of where it is in the code, because that predicts the next
-# character (after `#` comes English; inside a string anything goes until the closing quote; after
-# a newline come as many spaces as the block's indentation). In a network this small and this briefly
-# trained the knowledge is spread out: no single unit is as clean as the best cells of the paper.
+# is in the state at all, spread over units or not. Read the table from right to left: training
+# puts the information into the state (the $R^2$ columns), because it predicts the next character:
+# after `#` comes English; inside a string anything goes until the closing quote; after a newline come
+# as many spaces as the block's indentation. Longer training gathers more of it into single units
+# (the $|r|$ columns). The same network, the same data: only the training time differs between
+# "yours" and "shipped".
 #
-# Here is what the best units do, character by character: red is a high cell value, blue a low one
-# (each unit's sign is flipped if needed so that red means "more of the property").
+# Here is what the shipped model's best units do, character by character: red is a high cell value,
+# blue a low one (each unit's sign is flipped if needed so that red means "more of the property").
 
 # %% [demo]
 starts = [m.start() + 1 for m in re.finditer("\n", source[segment])]
@@ -391,13 +413,93 @@ mixed = max(starts[:-40], key=lambda s: min(features["inside a string"][s:s + 70
 window = slice(mixed, mixed + 700)  # a stretch with both strings and comments in it
 panels = []
 for name in features:
-    unit, r = best["trained"][name]
-    values = cells["trained"][window, unit].numpy() * (1 if r > 0 else -1)
+    unit, r = best["shipped"][name]
+    values = cells["shipped"][window, unit].numpy() * (1 if r > 0 else -1)
+    values = values - values.mean()  # white at the unit's average over the stretch
     panels.append(coloured_text(source[segment][window], values, title=f"{name}: unit {unit}, r = {r:+.2f}").data)
 display(HTML("<div style='display:grid;grid-template-columns:1fr 1fr;gap:10px'>" + "".join(panels) + "</div>"))
 
 # %% [markdown]
-# ## 7. Reading in both directions: the Bi-LSTM and ELMo
+# What the measurements say, honestly. Training makes every property easier to read off the state than
+# in the untrained control, and the longer-trained copy predicts the next character better (fewer bits,
+# printed above). But no single unit here is the clean quote detector of the lecture's slides: even the
+# shipped model's best "inside a string" unit is far from $|r| = 1$, and a few minutes of training
+# sharpen the single units only a little beyond what 300 steps gave. Comments, which open with a
+# visible `#` and close at the newline, are tracked more clearly than strings, much of whose text is
+# docstrings that read like comments. The position-in-line unit owes part of its $|r|$ to arithmetic, not
+# learning: the untrained network already accumulates its input along a line. Karpathy's clean cells
+# came from networks tens of times bigger, trained for hours on a GPU; ours trained for minutes on one
+# CPU core (`benchmarks/results/char_lstm.json` keeps the script's measurements).
+
+# %% [markdown]
+# ## 7. Stacked LSTMs: what depth changes
+#
+# An LSTM layer turns a sequence of vectors into a sequence of vectors, so layers can be **stacked**
+# (the lecture "LSTMs & Transformers"): layer $l$ reads layer $l-1$'s hidden states as its input,
+#
+# $$h^{(l)}_t = \mathrm{LSTM}^{(l)}\big(h^{(l-1)}_t,\; h^{(l)}_{t-1}\big), \qquad h^{(0)}_t = x_t,$$
+#
+# and the head reads the top layer. Each character now passes through several nonlinear steps before
+# the prediction, and each layer keeps its own cell state, at its own pace. `LSTMLanguageModel` stacks
+# `num_layers` of them (`LSTMEncoder`, the same function as `nn.LSTM(num_layers=...)`); its final state
+# has one row per layer.
+#
+# Does depth help? A fair comparison fixes the cost. Below, 1, 2 and 3 layers with about the same
+# number of parameters (narrower layers when there are more of them), each trained for the same
+# number of steps (80 batches of 32 blocks of 32 characters) on the data of section 5: a small live run, a
+# second or two each.
+
+# %% [demo]
+def lstm_with_params(num_layers, params):
+    """An LSTM LM with num_layers layers, as wide as gives about `params` parameters."""
+    def size(h):  # embedding, then per layer W_ih (4H, input), W_hh (4H, H), two biases (4H,), then the head
+        return len(itos) * 32 + 4 * h * (32 + h + 2) + (num_layers - 1) * 4 * h * (2 * h + 2) + (h + 1) * len(itos)
+    hidden = min(range(8, 257), key=lambda h: abs(size(h) - params))
+    return LSTMLanguageModel(LSTMConfig(vocab_size=len(itos), embed_dim=32, hidden_dim=hidden, num_layers=num_layers))
+
+
+with torch_threads(1):
+    print(f"{'layers':>6} {'hidden':>6} {'params':>7} {'h_n shape':>12} {'valid bits/char':>15} {'seconds':>7}")
+    for num_layers in (1, 2, 3):
+        torch.manual_seed(0)
+        stack = lstm_with_params(num_layers, 20_000).to(device)
+        _, (h_n, c_n) = stack.forward_with_state(ids[None, :50].to(device))
+        run = train(stack, sequence_batches(train_ids, 32, 32), TrainConfig(steps=80, lr=1e-2, eval_every=80, progress=False),
+                    valid=lambda: valid_batches)
+        print(f"{num_layers:>6} {stack.config.hidden_dim:>6} {sum(p.numel() for p in stack.parameters()):>7,} "
+              f"{str(tuple(h_n.shape)):>12} {run.valid_loss[-1] / math.log(2):15.2f} {run.seconds:7.1f}")
+
+# %% [markdown]
+# Eighty steps say little about depth: all three are still learning the characters' frequencies, and
+# deeper stacks start slower (a signal must cross more layers). `benchmarks/train_char_lstm.py` ran the
+# same comparison longer (about 60 000 parameters, the same training time for each depth, one core);
+# the shipped 3-layer model of that run carries its measurements:
+
+# %% [demo]
+stacked_lstm, _, stacked_info = interpret.load_char_lstm(interpret.STACKED_CHAR_LSTM_PATH)
+print(f"{'layers':>6} {'hidden':>6} {'params':>7} {'steps':>6} {'seconds':>7} {'valid bits/char':>15}")
+for row in stacked_info["depth"]:
+    print(f"{row['layers']:>6} {row['hidden_dim']:>6} {row['params']:>7,} {row['steps']:>6} {row['train_s']:>7} "
+          f"{row['valid_bits_per_char']:15.2f}")
+depth = stacked_info["depth"]
+plt.figure(figsize=(5, 3))
+plt.plot([d["layers"] for d in depth], [d["valid_bits_per_char"] for d in depth], "o-")
+plt.xticks([1, 2, 3])
+plt.xlabel("stacked LSTM layers (same parameters, same time)")
+plt.ylabel("validation bits per character")
+plt.show()
+
+# %% [markdown]
+# At the same number of parameters and the same training time, fewer layers won here (the table; on a
+# 2-core laptop). For the same parameters a deeper stack has narrower layers; every character must pass
+# through each layer's recursion in turn, so a step takes longer and fewer updates fit in the time; and
+# the training signal must cross more layers. Depth pays off when there is data and compute to train
+# it: the strong LSTM language models of the late 2010s had two to four wide layers (ELMo two of 4096
+# cells), trained for days. Two lessons: compare architectures at equal cost (parameters and time),
+# else a deeper model wins only by being bigger; and on a small budget, spend it on width and steps.
+
+# %% [markdown]
+# ## 8. Reading in both directions: the Bi-LSTM and ELMo
 #
 # A language model must read left to right: it may not see the word it predicts. An **encoder** that
 # only has to *represent* each word can read both ways. In *"The poor don't have any money"* (the lecture "BERT and Other Language Models"),
@@ -493,6 +595,119 @@ print(f"{'':>48}  model (exact)")
 # BERT (notebook 07) removes that restriction with masking: one network reads both sides at once.
 
 # %% [markdown]
+# ### ELMo's weighted sum of layers
+#
+# ELMo's language models are stacked (two layers of LSTMs, over a character-based token layer), and
+# which layer is most useful depends on the task: lower layers know more about the word itself,
+# higher ones more about its context (the lecture "LSTMs & Transformers" shows such a per-layer table
+# for BERT too). So ELMo does not pick a layer; each task learns its own **weighted sum** of all of
+# them. For token $k$ with layer states $h_{k,0}, \ldots, h_{k,L}$:
+#
+# $$\mathrm{ELMo}_k^{\text{task}} = \gamma^{\text{task}} \sum_{j=0}^{L} s_j^{\text{task}}\, h_{k,j},
+# \qquad s^{\text{task}} = \mathrm{softmax}(w^{\text{task}}),$$
+#
+# with $L + 2$ numbers per task, $w^{\text{task}}$ and the scale $\gamma^{\text{task}}$, learnt together
+# with the task's model while the language model stays frozen. (ELMo concatenates the forward and
+# the backward LM's states at each layer; we use one direction.)
+#
+# The same with the course's own layers: the 3-layer character LSTM of section 7, frozen, and three
+# small per-character tasks, each a linear classifier on a learnt mix of the three LSTM layers' states
+# $h^{(1)}, h^{(2)}, h^{(3)}$ (our layer 0, the 32-wide embedding, does not have their width, so it is
+# left out):
+#
+# - **this character**: its class (letter, digit, space, newline, other), what the model has just read;
+# - **next character**: the class of the character that follows, what a language model predicts;
+# - **code, string or comment**: where in the code the character stands.
+#
+# Each classifier is fit on 3 000 validation characters and tested on the next 3 000. Two comparisons:
+# the same classifier on one layer alone, and always answering the most frequent class.
+
+# %% [demo]
+class ScalarMix(nn.Module):
+    """ELMo's mix: gamma * sum_j softmax(w)_j * layers[j], for layers (L, T, H) -> (T, H)."""
+
+    def __init__(self, num_layers):
+        super().__init__()
+        self.w = nn.Parameter(torch.zeros(num_layers))  # s = softmax(w): equal weights to start with
+        self.gamma = nn.Parameter(torch.ones(()))
+
+    def forward(self, layers):
+        s = torch.softmax(self.w, dim=0)  # (L,)
+        return self.gamma * (s[:, None, None] * layers).sum(0)  # (T, H)
+
+
+@torch.no_grad()
+def layer_states(model, ids):
+    """Every layer's hidden states h^(l)_t of a stacked LSTM LM reading ids (T,): (L, T, H)."""
+    x = model.embedding(ids[None])  # (1, T, E)
+    outputs = []
+    for directions in model.encoder.layers:
+        x, _ = directions[0](x)  # (1, T, H): this layer's states, the next layer's input
+        outputs.append(x[0])
+    return torch.stack(outputs)
+
+
+def char_class(ch):
+    return 0 if ch.isalpha() or ch == "_" else 1 if ch.isdigit() else 2 if ch == " " else 3 if ch == "\n" else 4
+
+
+text = source[segment]
+tasks = {"this character": torch.tensor([char_class(ch) for ch in text]),
+         "next character": torch.tensor([char_class(ch) for ch in text[1:]] + [3]),
+         "code, string or comment": torch.tensor(features["inside a string"] + 2 * features["inside a comment"]).long()}
+tasks = {task: labels[:6000] for task, labels in tasks.items()}  # (6000,) each
+layers = layer_states(stacked_lstm, to_shipped[ids[segment]])[:, :6000]  # (3, 6000, H): frozen
+half = layers.shape[1] // 2
+
+
+def probe(labels, only_layer=None):
+    """Fit ScalarMix + a linear classifier on the first half; (mix, test accuracy on the second half)."""
+    torch.manual_seed(0)
+    mix, classifier = ScalarMix(len(layers)), nn.Linear(layers.shape[-1], int(labels.max()) + 1)
+    if only_layer is not None:  # the same classifier on one layer: s fixed to that layer
+        mix.w.data = torch.full((len(layers),), -1e4).index_fill_(0, torch.tensor(only_layer), 0.0)
+        mix.w.requires_grad_(False)
+    optimizer = torch.optim.Adam([p for p in [*mix.parameters(), *classifier.parameters()] if p.requires_grad], lr=0.05)
+    for _ in budgeted(range(80)):
+        loss = nn.functional.cross_entropy(classifier(mix(layers[:, :half])), labels[:half])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+    with torch.no_grad():
+        return mix, (classifier(mix(layers[:, half:])).argmax(-1) == labels[half:]).float().mean().item()
+
+
+print(f"{'task':>24} | {'learnt s_1, s_2, s_3':>20} {'gamma':>6} | {'accuracy: mix':>13} "
+      + " ".join(f"{f'layer {l + 1}':>7}" for l in range(len(layers))) + f" {'most frequent':>13}")
+mix_weights = {}
+for task, labels in tasks.items():
+    mix, accuracy = probe(labels)
+    mix_weights[task] = torch.softmax(mix.w, 0).detach()
+    alone = [probe(labels, only_layer=l)[1] for l in range(len(layers))]
+    majority = (labels[half:] == labels[:half].mode().values).float().mean().item()
+    print(f"{task:>24} | {', '.join(f'{w:.2f}' for w in mix_weights[task]):>20} {mix.gamma.item():6.2f} | "
+          f"{accuracy:13.3f} " + " ".join(f"{a:7.3f}" for a in alone) + f" {majority:13.3f}")
+plt.figure(figsize=(6, 2.8))
+for k, (task, s_task) in enumerate(mix_weights.items()):
+    plt.bar(torch.arange(len(s_task)) + 1 + (k - 1) * 0.27, s_task, width=0.27, label=task)
+plt.xticks(range(1, len(layers) + 1), [f"layer {l}" for l in range(1, len(layers) + 1)])
+plt.ylabel("learnt weight $s_j$")
+plt.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# Each task has learnt its own weights (the bars). For *this character*, what was just read, the mix
+# leans on the first layer, the closest to the input; for the *next character*, what the language model
+# was trained to predict, more of the weight moves to the top layer. Without being told which layer is
+# best, the mix does about as well as the best single layer: that is why ELMo learns $s^{\text{task}}$
+# instead of fixing a layer. The third task is a warning: this stack trained for under a minute (its
+# bits per character are in section 7's table) knows little about where in the code it is; neither a
+# layer nor a mix beats always answering the most frequent class (compare the last column), and its
+# learnt weights then mean nothing. A probe can only read what the representation holds. In ELMo's large LMs the lower layers served syntactic tasks (part-of-speech
+# tags) best and the higher ones semantic tasks (word senses); the lecture's per-layer table for BERT
+# makes the same point, and notebook 07 probes BERT's layers.
+
+# %% [markdown]
 # **Question (graded by your instructor).** In two or three sentences: why does the gradient that flows
 # backwards along the LSTM's cell state not vanish when the forget gates are close to 1, while the
 # simple RNN's does? Use $\partial c_t / \partial c_{t-1}$ and compare with notebook 03's Jacobian.
@@ -520,7 +735,13 @@ print(f"{'':>48}  model (exact)")
 #   $c_t = f \odot c_{t-1} + i \odot g$, $h_t = o \odot \tanh(c_t)$.
 # - Along the cell the gradient is multiplied by $f_t$, not by $W$: with forget gates near 1 it
 #   survives many steps, and the LSTM learns a dependency 40 steps back that the RNN cannot.
-# - A character LSTM learns the look of Python in twenty seconds; its cells track strings, comments,
-#   indentation and the position in a line, though no single unit does it as cleanly as in a large model.
+# - A character LSTM learns the look of Python in seconds. Its state holds where it is in the code (string,
+#   comment, indentation, position in line): measured by single units' correlations and by a linear
+#   readout, against an untrained control. A copy trained for minutes predicts better, but in networks
+#   this small no single unit is as clean as the lecture's quote cell.
+# - Stacked LSTMs: layer $l$ reads layer $l-1$'s states. At equal parameters and equal time depth did
+#   not pay on a small budget; compare architectures at equal cost.
 # - A Bi-LSTM reads both ways; ELMo's contextual embeddings come from a forward and a backward LSTM LM:
-#   the backward LM knows from "in the bedroom" what the forward LM cannot.
+#   the backward LM knows from "in the bedroom" what the forward LM cannot. Each task mixes the layers
+#   with its own learnt weights $\gamma\, \mathrm{softmax}(w)_j$: here "this character" leans on the first
+#   layer and "next character" on the top.
