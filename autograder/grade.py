@@ -445,7 +445,9 @@ def grade(
             capacity = pool.capacity
             progress.note(f"grading on the Dask cluster at {scheduler}; dashboard: {cluster.dashboard(client) or 'none'}")
         else:
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("spawn"),
+            # forked workers start with what this process has imported (nbgrader, torch: seconds each when spawned);
+            # it has started no thread and run no torch operation, and the pool forks them all before its own thread
+            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
                                        initializer=Worker.start,
                                        initargs=(str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
             capacity = lambda: jobs  # noqa: E731
