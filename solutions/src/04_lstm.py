@@ -490,8 +490,9 @@ plt.ylabel("validation bits per character")
 plt.show()
 
 # %% [markdown]
-# At the same number of parameters and the same training time, fewer layers won here (the table; on a
-# 2-core laptop). For the same parameters a deeper stack has narrower layers; every character must pass
+# At the same number of parameters and the same training time, fewer layers won here (the table, measured
+# on one core; its steps column shows how many updates each depth got in that time). For the same
+# parameters a deeper stack has narrower layers; every character must pass
 # through each layer's recursion in turn, so a step takes longer and fewer updates fit in the time; and
 # the training signal must cross more layers. Depth pays off when there is data and compute to train
 # it: the strong LSTM language models of the late 2010s had two to four wide layers (ELMo two of 4096
