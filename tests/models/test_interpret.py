@@ -77,3 +77,46 @@ def test_coloured_text_has_one_span_per_character():
     assert out.data.count("<span") == 5 and "&lt;" in out.data and "unit 3" in out.data
     with pytest.raises(ValueError, match="one value per character"):
         coloured_text("abc", [1.0, 2.0])
+
+
+def test_a_saved_character_lstm_loads_back_the_same(tmp_path):
+    from course_lib.interpret import load_char_lstm, save_char_lstm
+
+    torch.manual_seed(0)
+    model = LSTMLanguageModel(LSTMConfig(vocab_size=5, embed_dim=4, hidden_dim=6, num_layers=2))
+    path = save_char_lstm(model, list("abcde"), tmp_path / "lstm.pt", {"steps": 3})
+    loaded, itos, info = load_char_lstm(path)
+    ids = torch.tensor([[0, 3, 1, 4, 2]])
+    assert itos == list("abcde") and info == {"steps": 3} and not loaded.training
+    assert torch.equal(loaded(ids)[0], model.eval()(ids)[0])
+    with pytest.raises(ValueError, match="vocabulary"):
+        save_char_lstm(model, list("abc"), tmp_path / "short.pt")
+    with pytest.raises(FileNotFoundError, match="train_char_lstm.py"):
+        load_char_lstm(tmp_path / "missing.pt")
+
+
+def test_the_shipped_character_lstms_are_what_their_script_measured():
+    """Both checkpoints load from the package, and score on notebook 04's validation text what
+    benchmarks/results/char_lstm.json says (the shipped model better than 300 steps of the notebook's)."""
+    import json
+    import math
+    from pathlib import Path
+
+    from course_lib import data
+    from course_lib.interpret import CHAR_LSTM_PATH, STACKED_CHAR_LSTM_PATH, load_char_lstm
+    from course_lib.train import evaluate
+
+    measured = json.loads((Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "char_lstm.json").read_text())
+    text = data.stdlib_source_text(max_chars=400_000, seed=0)  # notebook 04's corpus, section 5
+    itos, stoi = data.char_vocab(text)
+    ids = torch.tensor([stoi[ch] for ch in text])
+    valid_ids = ids[int(0.9 * len(ids)):]
+    n = (len(valid_ids) - 1) // 128 * 128
+    valid = [(valid_ids[:n].reshape(-1, 128)[:64], valid_ids[1:n + 1].reshape(-1, 128)[:64])]
+    model, shipped_itos, info = load_char_lstm(CHAR_LSTM_PATH)
+    assert shipped_itos == itos
+    loss = evaluate(model, valid)["loss"]
+    assert math.isclose(loss, measured["shipped"]["valid_loss"], abs_tol=2e-3), loss
+    assert loss < measured["notebook"]["valid_loss"] < measured["untrained"]["valid_loss"]
+    stacked, _, stacked_info = load_char_lstm(STACKED_CHAR_LSTM_PATH)
+    assert stacked.config.num_layers == 3 and [row["layers"] for row in stacked_info["depth"]] == [1, 2, 3]
