@@ -35,7 +35,7 @@ from pathlib import Path
 
 import torch
 
-from course_lib.compare import (CROSSOVER_ASSET, MODELS, CompareConfig, _run_ngram, build_model, flops_per_char,
+from course_lib.compare import (CROSSOVER_ASSET, MODELS, CompareConfig, run_ngram, build_model, flops_per_char,
                                 overtakes, prepare_corpus, scoring_rows, training_batches)
 from course_lib.train import TrainConfig, evaluate, iterate_batches, train
 
@@ -90,7 +90,7 @@ def ngram_curve(config: CompareConfig, corpus, smallest: int) -> dict:
         size //= 2
     points = []
     for size in reversed(sizes):
-        result = _run_ngram(config, corpus.train_ids[:size], corpus.stream, corpus.first_target, corpus.vocab_size)
+        result = run_ngram(config, corpus.train_ids[:size], corpus.stream, corpus.first_target, corpus.vocab_size)
         points.append({"train_chars": size, "flops": result.train_flops, "seconds": round(result.train_seconds, 2),
                        "bits_per_char": round(result.bits_per_char, 4), "setting": result.setting,
                        "parameters": result.parameters})

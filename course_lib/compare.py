@@ -66,7 +66,7 @@ from course_lib.train import IGNORE_INDEX, TrainConfig, evaluate, iterate_batche
 from course_lib.transformer import TransformerConfig, TransformerLM
 
 __all__ = ["MODELS", "ModelSettings", "CompareConfig", "ModelResult", "CharNGram", "sliding_windows", "build_model",
-           "compare_char_models", "markdown_table", "plot_comparison", "main", "Corpus", "prepare_corpus",
+           "compare_char_models", "run_ngram", "markdown_table", "plot_comparison", "main", "Corpus", "prepare_corpus",
            "training_batches", "scoring_rows", "flops_per_char", "ngram_fit_operations", "ngram_search_operations",
            "CROSSOVER_ASSET", "load_crossover", "bits_at", "overtakes", "crossover_table", "plot_crossover"]
 
@@ -430,7 +430,7 @@ def ngram_search_operations(orders: Sequence[int], n_chars: int, valid_fraction:
     return sum(ngram_fit_operations(o, dev_start) for o in sorted(set(orders))) + ngram_fit_operations(best, n_chars)
 
 
-def _run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor, first_target: int,
+def run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor, first_target: int,
                vocab_size: int) -> ModelResult:
     """Choose the order on the last valid_fraction of the training text, refit on all of it, score."""
     start = time.perf_counter()
@@ -495,7 +495,7 @@ def compare_char_models(config: CompareConfig | None = None, device: torch.devic
     results = []
     for name in config.models:
         if name == "n-gram":
-            result = _run_ngram(config, train_ids, stream, first_target, len(itos))
+            result = run_ngram(config, train_ids, stream, first_target, len(itos))
         else:
             result = _run_neural(name, config, train_ids, stream, first_target, len(itos), device)
         if verbose:
