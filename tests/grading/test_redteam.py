@@ -18,6 +18,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -303,8 +304,22 @@ def _started_by_another_worker(pid: str) -> bool:
     return False
 
 
-def still_running() -> list[str]:
-    """Processes started by a grading of this batch that still run: the marker is in the environment of
+def still_running(grace_s: float = 3.0) -> list[str]:
+    """Processes started by a grading of this batch that still run ``grace_s`` seconds after it ended.
+
+    The grace: a process of another worker's grading that is ending as this one is looked at (its ancestors
+    gone before they could be traced to that worker) is not one this batch left behind; what this batch
+    leaves behind is still there after the grace."""
+    deadline = time.monotonic() + grace_s
+    found = running_now()
+    while found and time.monotonic() < deadline:
+        time.sleep(0.5)
+        found = running_now()
+    return found
+
+
+def running_now() -> list[str]:
+    """Processes started by a grading of this batch that run now: the marker is in the environment of
     the grader's own processes, and every process of an isolated kernel is in a PID namespace of its own."""
     found = [f"{pid}: {command[:80]}" for pid, command in _sandboxed_processes().items()
              if pid not in BEFORE and not _started_by_another_worker(pid)]
