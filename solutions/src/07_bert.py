@@ -783,7 +783,7 @@ print("QA start and end logits:", tuple(start_end[..., 0].shape), tuple(start_en
 # 2. **frozen MiniLM features**: the average of the last layer's token vectors, and a linear classifier
 #    (the feature-based approach, the lecture "Machine Learning, Big Data and AI: Block 6");
 # 3. **fine-tuning**: the same classifier on the same average, but now MiniLM's six layers (their
-#    weights are counted below) are trained with it, for three epochs, at a small learning rate (the
+#    weights are counted below) are trained with it, for two epochs, at a small learning rate (the
 #    lecture "Pre-trained NLP Model: BERT"). The embedding table (more than half of the model) stays as it is: it would cost time
 #    and, with 525 training sentences, move only the rows of the words that happen to occur.
 
@@ -847,10 +847,10 @@ topic_results["frozen MiniLM + linear"] = probe_accuracy(frozen[train], topic_la
 torch.manual_seed(0)
 classifier = SentenceClassifier(copy.deepcopy(bert), len(topic_names)).train()  # a copy: `bert` stays as it is
 classifier.bert.embeddings.requires_grad_(False)
-optimiser = torch.optim.AdamW([p for p in classifier.parameters() if p.requires_grad], lr=1e-4, weight_decay=0.01)
+optimiser = torch.optim.AdamW([p for p in classifier.parameters() if p.requires_grad], lr=2e-4, weight_decay=0.01)
 train_ids, train_real, train_labels = ids[train], real[train], topic_labels[train]
 started, losses = time.perf_counter(), []
-passes = (batch for epoch in range(3) for batch in torch.randperm(len(train_ids)).split(32))  # 3 shuffled passes
+passes = (batch for epoch in range(2) for batch in torch.randperm(len(train_ids)).split(32))  # 2 shuffled passes
 for batch in budgeted(passes):  # every batch (the course's tests, with COURSE_FAST=1, stop after a few)
     length = int(train_real[batch].sum(1).max())  # cut the batch's padding
     loss = nn.functional.cross_entropy(classifier(train_ids[batch, :length], train_real[batch, :length]),
@@ -875,7 +875,7 @@ for name, accuracy in topic_results.items():
 # The bag of words gets a good part of the way on topic words alone. MiniLM's frozen sentence vectors,
 # with the same kind of linear classifier, know more: words the classifier never saw in training are
 # close to words it did ("packet" near "socket"). Fine-tuning moves the whole network towards the task
-# and does best, after three passes over 525 sentences.
+# and does best, after two passes over 525 sentences.
 # This is the recipe of every GLUE row in the decks: pretrain once, add a small head, fine-tune all.
 #
 # **Extractive QA.** The answer is a span of the paragraph. The model gives every token a start logit
