@@ -18,7 +18,10 @@ install: $(STAMP)
 define install_course
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The course needs Python 3.11; run make with PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.$(1)'
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e '.$(1)'
+	# the bytecode pip would write one file at a time, on every core; like pip, it passes over the few files
+	# that are not Python 3.11 (torch ships one for 3.12)
+	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	mkdir -p $(VENV)/etc/jupyter/labconfig
