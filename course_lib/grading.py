@@ -381,21 +381,14 @@ def call_answer_each(
     return results
 
 
-
-def call_answer_all(
-    exercise: str,
-    func: Callable[..., Any],
-    calls: Sequence[tuple[tuple, dict]],
-    *,
-    banned: Sequence[Banned] = (),
-    reason: str = "",
-    substitutes: dict[str, Callable[..., Any]] | None = None,
-) -> list[Any]:
+def call_answer_all(exercise: str, func: Callable[..., Any], calls: Sequence[tuple[tuple, dict]],
+                    **options: Any) -> list[Any]:
     """Each call's result, as a loop of :func:`call_answer` would give them, raising the first AnswerError.
 
-    While grading, the calls travel to the student's kernel in one trip instead of one trip each.
+    ``options`` are :func:`call_answer_each`'s (banned, reason, substitutes). While grading, the calls travel
+    to the student's kernel in one trip instead of one trip each.
     """
-    results = call_answer_each(exercise, func, calls, banned=banned, reason=reason, substitutes=substitutes)
+    results = call_answer_each(exercise, func, calls, **options)
     for result in results:
         if isinstance(result, AnswerError):
             raise result
