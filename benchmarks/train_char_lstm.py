@@ -82,7 +82,7 @@ def cells_report(model, text, ids, split, chars: int) -> dict:
     return report
 
 
-def two_phase(model, batches, valid, seconds: float, lr: float, seed: int):
+def two_phase(model, batches, seconds: float, lr: float, seed: int):
     """Train for ``seconds``: 80% of them at ``lr``, the rest at lr / 5 (a crude schedule). Returns (steps, seconds)."""
     steps, spent = 0, 0.0
     for share, rate in ((0.8, lr), (0.2, lr / 5)):
@@ -135,7 +135,7 @@ def main(argv=None) -> dict:
     torch.manual_seed(0)
     config = LSTMConfig(vocab_size=vocab, embed_dim=args.embed, hidden_dim=args.hidden, num_layers=args.layers)
     model = LSTMLanguageModel(config)
-    steps, seconds = two_phase(model, sequence_batches(train_ids, BLOCK, BATCH), valid, args.seconds, args.lr, seed=1)
+    steps, seconds = two_phase(model, sequence_batches(train_ids, BLOCK, BATCH), args.seconds, args.lr, seed=1)
     results["shipped"] = {"config": {"embed_dim": args.embed, "hidden_dim": args.hidden, "num_layers": args.layers},
                           "params": count(model), "steps": steps, "train_s": round(seconds, 1),
                           "lr": f"{args.lr} for 80% of the time, then {args.lr / 5}", "batch": [BATCH, BLOCK],

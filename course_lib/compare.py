@@ -452,23 +452,19 @@ def run_ngram(config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tens
                                                            best))
 
 
-def _run_neural(name: str, config: CompareConfig, train_ids: torch.Tensor, stream: torch.Tensor,
-                first_target: int, vocab_size: int, device: torch.device) -> ModelResult:
+def _run_neural(name: str, config: CompareConfig, corpus: Corpus, device: torch.device) -> ModelResult:
     settings = config.settings(name)
     torch.manual_seed(config.seed)
-    model = build_model(name, settings, vocab_size).to(device)
+    model = build_model(name, settings, corpus.vocab_size).to(device)
     context = settings.context
-    draw = training_batches(name, settings, train_ids)
-    if name == "FFNN":
-        x, y = _window_rows(stream, first_target, context)
-    else:
-        x, y = sliding_windows(stream, first_target, context, max(1, context // 2))
+    draw = training_batches(name, settings, corpus.train_ids)
+    x, y = scoring_rows(name, settings, corpus)
     history = train(model, draw, TrainConfig(steps=10 ** 9, lr=settings.lr, time_budget_s=config.budget_s,
                                              seed=config.seed, progress=False))
     scores = evaluate(model, iterate_batches(x, y, batch_size=256))
     parameters = sum(p.numel() for p in model.parameters())
     return ModelResult(name, f"{context} chars", parameters, len(history.train_steps), history.seconds,
-                       history.tokens_per_second, scores["bits_per_token"], int(scores["tokens"]), vocab_size,
+                       history.tokens_per_second, scores["bits_per_token"], int(scores["tokens"]), corpus.vocab_size,
                        trained=model, train_chars=history.tokens,
                        train_flops=flops_per_char(model, context) * history.tokens)
 
@@ -491,13 +487,12 @@ def compare_char_models(config: CompareConfig | None = None, device: torch.devic
     config = config or CompareConfig()
     device = get_device() if device is None else torch.device(device)
     corpus = prepare_corpus(config)
-    train_ids, stream, first_target, itos = corpus.train_ids, corpus.stream, corpus.first_target, corpus.itos
     results = []
     for name in config.models:
         if name == "n-gram":
-            result = run_ngram(config, train_ids, stream, first_target, len(itos))
+            result = run_ngram(config, corpus.train_ids, corpus.stream, corpus.first_target, corpus.vocab_size)
         else:
-            result = _run_neural(name, config, train_ids, stream, first_target, len(itos), device)
+            result = _run_neural(name, config, corpus, device)
         if verbose:
             print(f"{result.model}: {result.bits_per_char:.3f} bits/char ({result.steps} steps)", flush=True)
         results.append(result)

@@ -24,6 +24,7 @@ import torch
 from course_lib.lstm import LSTMConfig, LSTMLanguageModel
 from course_lib.train import model_device
 from course_lib.validation import require_token_ids
+from course_lib.weights import read_checkpoint
 
 __all__ = ["source_features", "lstm_cell_states", "unit_correlations", "best_units", "probe_r2",
            "CHAR_LSTM_PATH", "STACKED_CHAR_LSTM_PATH", "load_char_lstm", "save_char_lstm"]
@@ -187,11 +188,7 @@ def load_char_lstm(path: str | Path = CHAR_LSTM_PATH) -> tuple[LSTMLanguageModel
 
     Written by ``benchmarks/train_char_lstm.py``; reads only the local file (no download).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"no character LSTM checkpoint at {path}; write one with "
-                                "`python benchmarks/train_char_lstm.py`.")
-    checkpoint = torch.load(path, map_location="cpu", weights_only=True)
+    checkpoint = read_checkpoint(path, "character LSTM", "python benchmarks/train_char_lstm.py")
     model = LSTMLanguageModel(LSTMConfig(**checkpoint["config"]))
     model.load_state_dict(checkpoint["state_dict"])
     return model.eval(), list(checkpoint["itos"]), dict(checkpoint.get("info", {}))

@@ -5,13 +5,17 @@ copying that model's weights into ours and comparing the outputs. These helpers 
 one tensor, one linear layer or one LayerNorm at a time; a shape, a bias or an eps that does not
 match stops the copy with a sentence naming the weight (``what``), instead of a silent
 broadcast or a message from inside torch. Call them under ``torch.no_grad()``.
+
+:func:`read_checkpoint` reads a checkpoint that the course ships (weights and plain data only).
 """
 from __future__ import annotations
+
+from pathlib import Path
 
 import torch
 from torch import nn
 
-__all__ = ["copy_tensor", "copy_linear", "copy_layer_norm"]
+__all__ = ["copy_tensor", "copy_linear", "copy_layer_norm", "read_checkpoint"]
 
 
 def copy_tensor(ours: torch.Tensor | None, theirs: torch.Tensor | None, what: str) -> None:
@@ -38,3 +42,14 @@ def copy_layer_norm(ours: nn.LayerNorm, theirs: nn.LayerNorm, what: str) -> None
         raise ValueError(f"cannot copy {what}: PyTorch's LayerNorm has eps={theirs.eps} but ours {ours.eps}.")
     copy_tensor(ours.weight, theirs.weight, f"{what}.weight")
     copy_tensor(ours.bias, theirs.bias, f"{what}.bias")
+
+
+def read_checkpoint(path: str | Path, what: str, written_by: str) -> dict:
+    """The dict saved at ``path``, its tensors on the CPU (weights and plain data only, nothing to execute).
+
+    A missing file is a sentence naming ``what`` it should hold and the command ``written_by`` that writes it.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no {what} checkpoint at {path}; write one with `{written_by}`.")
+    return torch.load(path, map_location="cpu", weights_only=True)
