@@ -394,6 +394,7 @@ def call_answer_all(exercise: str, func: Callable[..., Any], calls: Sequence[tup
             raise result
     return results
 
+
 # ---------------------------------------------------------------------------
 # probes: the student's function on inputs built to isolate one part of it
 

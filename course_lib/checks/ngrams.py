@@ -242,7 +242,8 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     ex = "ngram_prob"
     grams, contexts, V, pairs = _prob_cases(n, k, extra)
     case = f"n={n}, k={k}"
-    calls = [((Counter(grams), Counter(contexts), tuple(context), word), {"k": k, "vocab_size": V}) for context, word in pairs]
+    calls = [((Counter(grams), Counter(contexts), tuple(context), word), {"k": k, "vocab_size": V})
+             for context, word in pairs]
     values = [_as_number(ex, got, "a number (a probability)")
               for got in call_answer_all(ex, ngram_prob, calls, banned=_BANNED, reason=_REASON)]
     answer = torch.tensor(values, dtype=torch.float64)
