@@ -14,13 +14,13 @@ ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
 install: $(STAMP)
 
-# $(call install_course,EXTRAS): the virtual environment, the course in it (editable) and the students' Lab settings
+# $(call install_course,EXTRAS): the virtual environment, the course in it (editable) and the students' Lab settings.
+# pip writes no bytecode; compileall writes it afterwards on every core (pip does it one file at a time) and,
+# like pip, passes over the few files that are not Python 3.11 (torch ships one for 3.12).
 define install_course
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "The course needs Python 3.11; run make with PYTHON=/path/to/python3.11")'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-compile -e '.$(1)'
-	# the bytecode pip would write one file at a time, on every core; like pip, it passes over the few files
-	# that are not Python 3.11 (torch ships one for 3.12)
 	$(BIN)/python -m compileall -q -j 0 $(VENV)/lib > /dev/null || true
 	mkdir -p $(VENV)/share/jupyter/lab/settings
 	cp lab/overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
