@@ -174,6 +174,22 @@ def test_preloading_takes_only_modules_that_do_not_look_for_a_kernel():
     assert not [n for n in names if n.startswith(("course_lib", "ipywidgets", "tqdm.auto", "transformers"))]
 
 
+def test_a_hooked_library_is_left_to_the_kernel_but_its_heavy_imports_are_preloaded():
+    names = zygote.third_party_imports(["transformers:BertModel", "tqdm.auto"])
+    assert names == list(zygote.HOOKED_LIBRARY_IMPORTS["transformers"])
+    # what 07's kernel still imports after the zygote's preloading: transformers and the hooked, nothing heavy
+    code = ("import sys\nfrom autograder import zygote\nassert not zygote.preload(sys.argv[1:])\n"
+            "before = set(sys.modules)\nfrom transformers import BertModel, AlbertModel, DistilBertModel\n"
+            "print(' '.join(sorted(set(sys.modules) - before)))")
+    modules = zygote.imports_of(nbformat.read(REPO / "notebooks" / "07_bert.ipynb", as_version=4))
+    proc = subprocess.run([sys.executable, "-c", code, *modules], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    left = proc.stdout.split()
+    heavy = [m for m in left if m.split(".")[0] in {"torch", "scipy", "sympy", "safetensors", "jinja2", "yaml"}]
+    assert "transformers" in left
+    assert len(heavy) < 20, heavy  # 1,175 modules of these packages without HOOKED_LIBRARY_IMPORTS
+
+
 @pytest.mark.parametrize("name", sorted(p.stem for p in (REPO / "notebooks").glob("0*.ipynb")))
 def test_preloading_a_course_notebooks_imports_leaves_out_every_kernel_hook(name):
     modules = zygote.imports_of(nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4))
