@@ -17,7 +17,9 @@ import json
 import os
 import re
 import subprocess
+import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +51,8 @@ PIDS_CGROUP = os.geteuid() == 0 and not pids_cgroup_problem()
 PROCESS_LIMIT = os.geteuid() != 0 or PIDS_CGROUP
 #: in the environment of the grader, its kernels and all they start: what is still running afterwards has it
 MARKER = f"COURSE_REDTEAM_BATCH={os.getpid()}"
+#: the grader's temporary folders for this file's batches (TMPDIR): each kernel's folder, each zygote's socket
+GRADER_TMP = Path(tempfile.mkdtemp(prefix="rt-"))
 
 
 @dataclass
@@ -223,7 +227,7 @@ def write_batch(folder: Path, sentinel: Path, cases=CASES) -> None:
 def run_grade(subs: Path, out: Path, jobs: int = 2) -> dict:
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", NAME, str(subs), "--out", str(out),
                            "--jobs", str(jobs), *LIMITS], capture_output=True, text=True, timeout=900,
-                          env={**os.environ, MARKER.split("=")[0]: MARKER.split("=")[1]})
+                          env={**os.environ, MARKER.split("=")[0]: MARKER.split("=")[1], "TMPDIR": str(GRADER_TMP)})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     return {r["student_id"]: r for r in json.loads((out / "results.json").read_text())}
 
@@ -262,8 +266,9 @@ def batch(tmp_path_factory):
     for name in AGAIN:
         (again / f"{name}.ipynb").write_bytes((tmp / "subs" / f"{name}.ipynb").read_bytes())
     second = run_grade(again, tmp / "out2")
-    return dict(first=first, second=second, out=tmp / "out1", sentinel=sentinel,
-                before=before, after=git_status(), left=left + still_running())
+    yield dict(first=first, second=second, out=tmp / "out1", sentinel=sentinel,
+               before=before, after=git_status(), left=left + still_running())
+    shutil.rmtree(GRADER_TMP, ignore_errors=True)
 
 
 def _sandboxed_processes() -> dict[str, str]:
@@ -304,6 +309,26 @@ def _started_by_another_worker(pid: str) -> bool:
     return False
 
 
+def _parents(pid: str) -> str:
+    """The process's ancestors as 'pid command' (for the failure message: whose process is it)."""
+    chain = []
+    while pid not in ("0", "1") and len(chain) < 8:
+        try:
+            status = (Path("/proc") / pid / "status").read_text()
+            pid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+            command = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            break
+        chain.append(f"{pid} {command[:60]}")
+    return " <- ".join(chain) or "none"
+
+
+def _another_gradings(command: str) -> bool:
+    """Whether a command line names a grader's temporary folder (a kernel's folder, a zygote's socket) that is
+    not under this file's :data:`GRADER_TMP`: a kernel of a grading that another test runs at the same time."""
+    return re.search(r"/(cgk-|course-grade-)", command) is not None and str(GRADER_TMP) not in command
+
+
 def still_running(grace_s: float = 3.0) -> list[str]:
     """Processes started by a grading of this batch that still run ``grace_s`` seconds after it ended.
 
@@ -321,8 +346,8 @@ def still_running(grace_s: float = 3.0) -> list[str]:
 def running_now() -> list[str]:
     """Processes started by a grading of this batch that run now: the marker is in the environment of
     the grader's own processes, and every process of an isolated kernel is in a PID namespace of its own."""
-    found = [f"{pid}: {command[:80]}" for pid, command in _sandboxed_processes().items()
-             if pid not in BEFORE and not _started_by_another_worker(pid)]
+    found = [f"{pid}: {command[:80]} (parents: {_parents(pid)})" for pid, command in _sandboxed_processes().items()
+             if pid not in BEFORE and not _started_by_another_worker(pid) and not _another_gradings(command)]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
