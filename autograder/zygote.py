@@ -66,8 +66,9 @@ KERNEL_HOOKED = ("course_lib", "ipywidgets", "matplotlib_inline", "tqdm.auto", "
                  "transformers", "huggingface_hub")
 COURSE_PACKAGES = ("course_lib",)
 #: What a hooked library imports that looks for no kernel: the zygote imports these in its place, so that
-#: the kernel imports only the library itself. For the pinned transformers (``python -X importtime``),
-#: these are 2.7 s of its 5 s import; what is left is transformers' own modules.
+#: the kernel imports little more than the library itself. For the pinned transformers (``python -X
+#: importtime``), these are 2.7 s of its 5 s import; what is left is mostly transformers' and
+#: huggingface_hub's own modules (and their small HTTP clients).
 HOOKED_LIBRARY_IMPORTS = {"transformers": ("torch.distributed.tensor", "torch.distributed.checkpoint", "torch._dynamo",
                                            "scipy.optimize", "sympy", "safetensors.torch", "jinja2", "yaml")}
 

@@ -44,7 +44,8 @@ NOTEBOOK_CHARS, BLOCK, BATCH = 400_000, 128, 32  # notebook 04, section 5
 
 
 def corpus(chars: int):
-    """(itos, train ids, the notebook's train ids, its validation batches, its validation text's span)."""
+    """(text, itos, every character's id, the training ids (all but the notebook's validation text), the
+    notebook's training ids, its validation batches, where its validation text starts)."""
     text = data.stdlib_source_text(max_chars=max(chars, NOTEBOOK_CHARS), seed=0)
     notebook_text = text[:NOTEBOOK_CHARS]
     itos, stoi = data.char_vocab(notebook_text)

@@ -16,8 +16,8 @@ import html
 import json
 import os
 import re
-import subprocess
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -288,14 +288,22 @@ def _sandboxed_processes() -> dict[str, str]:
 BEFORE = _sandboxed_processes()
 
 
+def _parent(pid: str) -> str | None:
+    """The pid of the process's parent; None once the process is gone."""
+    try:
+        status = (Path("/proc") / pid / "status").read_text()
+    except OSError:
+        return None
+    return next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+
+
 def _started_by_another_worker(pid: str) -> bool:
     """Whether one of the process's ancestors belongs to another pytest-xdist worker: a grading that a test
     file beside this one runs at the same time (``make test`` runs two workers), not a process of this batch."""
     ours = os.environ.get("PYTEST_XDIST_WORKER")
     while pid not in ("0", "1"):
-        try:
-            status = (Path("/proc") / pid / "status").read_text()
-        except OSError:
+        parent = _parent(pid)
+        if parent is None:
             return False
         try:
             environ = (Path("/proc") / pid / "environ").read_bytes().split(b"\0")
@@ -305,7 +313,7 @@ def _started_by_another_worker(pid: str) -> bool:
                        if v.startswith(b"PYTEST_XDIST_WORKER=")), None)
         if worker is not None and worker != ours:
             return True
-        pid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
+        pid = parent
     return False
 
 
@@ -313,9 +321,10 @@ def _parents(pid: str) -> str:
     """The process's ancestors as 'pid command' (for the failure message: whose process is it)."""
     chain = []
     while pid not in ("0", "1") and len(chain) < 8:
+        pid = _parent(pid)
+        if pid is None:
+            break
         try:
-            status = (Path("/proc") / pid / "status").read_text()
-            pid = next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:"))
             command = (Path("/proc") / pid / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             break
