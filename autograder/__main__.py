@@ -10,7 +10,7 @@
 
     python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
             [--wall-seconds S] [--cpu-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB]
-            [--disk-mb MB] [--no-isolation]
+            [--disk-mb MB] [--output-mb MB] [--no-isolation]
             [--plain-kernels] [--scheduler ADDRESS [--worker-wait S]]
         Grade a folder of <student_id>.ipynb files (or an nbgrader submitted/ tree).
         Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
@@ -49,19 +49,24 @@ def main(argv: list[str] | None = None) -> int:
     p_grade.add_argument("--jobs", type=int, default=None, help="parallel workers (default: number of cores)")
     defaults = Limits()
     p_grade.add_argument("--timeout", type=int, default=None,
-                         help="seconds each cell may run (default: the notebook's own setting)")
-    p_grade.add_argument("--wall-seconds", type=int, default=defaults.wall_seconds,
-                         help=f"seconds a whole submission may run (default: {defaults.wall_seconds})")
+                         help="seconds each cell may run (default: 10 times the instructors' solution's slowest "
+                              "cell on this machine, at least 10 s, at most the notebook's own setting)")
+    p_grade.add_argument("--wall-seconds", type=int, default=None,
+                         help="seconds a whole submission may run (default: 10 times the instructors' solution "
+                              "on this machine, at least 60 s)")
     p_grade.add_argument("--memory-mb", type=int, default=defaults.memory_mb,
                          help=f"address space of the student's kernel, MB (default: {defaults.memory_mb})")
     p_grade.add_argument("--processes", type=int, default=defaults.processes,
-                         help=f"processes/threads the kernel may add (default: {defaults.processes}; as root, through a pids cgroup)")
+                         help=f"processes/threads the kernel may add (default: {defaults.processes})")
     p_grade.add_argument("--file-mb", type=int, default=defaults.file_mb,
                          help=f"largest file the kernel may write, MB (default: {defaults.file_mb})")
     p_grade.add_argument("--disk-mb", type=int, default=defaults.disk_mb,
-                         help=f"all the kernel may write into its folder, MB (default: {defaults.disk_mb})")
+                         help=f"all the kernel may write into its home, MB (default: {defaults.disk_mb})")
     p_grade.add_argument("--cpu-seconds", type=int, default=defaults.cpu_seconds,
                          help=f"CPU time of the student's kernel, s (default: {defaults.cpu_seconds})")
+    p_grade.add_argument("--output-mb", type=int, default=defaults.output_mb,
+                         help=f"all the kernel may send the grader, MB; past it the kernel is stopped "
+                              f"(default: {defaults.output_mb})")
     p_grade.add_argument("--no-isolation", action="store_true",
                          help="run kernels without namespaces (network on, files writable); limits still hold")
     p_grade.add_argument("--plain-kernels", action="store_true",
@@ -133,17 +138,21 @@ def main(argv: list[str] | None = None) -> int:
 
     limits = Limits(cell_timeout=args.timeout, wall_seconds=args.wall_seconds, memory_mb=args.memory_mb,
                     processes=args.processes, file_mb=args.file_mb, disk_mb=args.disk_mb,
-                    cpu_seconds=args.cpu_seconds, isolate=not args.no_isolation)
-    from .sandbox import isolation_problem
+                    cpu_seconds=args.cpu_seconds, isolate=not args.no_isolation, output_mb=args.output_mb)
+    from course_lib.plain_text import one_line
+    from .sandbox import confinement, refusal
 
-    if limits.isolate and isolation_problem():
-        print(f"note: kernels are not isolated ({isolation_problem()}); see README 'For instructors'", file=sys.stderr)
+    if refusal(limits):
+        print(f"cannot grade: {refusal(limits)}", file=sys.stderr)
+        return 2
+    for note in confinement(limits):
+        print(f"note: {note}; see README 'What is not contained'", file=sys.stderr)
     results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits,
                     fork_kernels=not args.plain_kernels, scheduler=args.scheduler,
                     worker_wait=args.worker_wait)
     for r in results:
-        note = f"  ({r.reason})" if r.reason else ""
-        print(f"{r.student_id:24s} {r.score:6g} / {r.max_score:g}{note}")
+        note = f"  ({one_line(r.reason)})" if r.reason else ""
+        print(f"{one_line(r.student_id):24s} {r.score:6g} / {r.max_score:g}{note}")
     print(f"graded {len(results)} submission(s); grades in {args.out / 'grades.csv'}")
     return 0
 

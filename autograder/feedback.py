@@ -11,10 +11,11 @@ student's own, as their kernel ran it.
 from __future__ import annotations
 
 import html
-import re
 from pathlib import Path
 
 import nbformat
+
+from course_lib.plain_text import one_line
 
 from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test, marked_regions
 
@@ -35,9 +36,6 @@ def for_students(nb: nbformat.NotebookNode, released_tests: dict[str, str], note
         nb.cells.append(nbformat.v4.new_markdown_cell("**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
 
 
-ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
 def failures(nb: nbformat.NotebookNode) -> dict[str, str]:
     """For each failing test cell of an autograded notebook, the first line of its verdict."""
     found: dict[str, str] = {}
@@ -47,9 +45,9 @@ def failures(nb: nbformat.NotebookNode) -> dict[str, str]:
         for output in cell.get("outputs", []):
             if output.output_type != "error":
                 continue
-            lines = [ANSI.sub("", line).strip() for line in output.get("traceback", [])]
-            text = next((line for line in reversed(lines) if line), "") or f"{output.ename}: {output.evalue}"
-            found[grade_id(cell)] = text.splitlines()[0].lstrip("✘ ").strip()[:300]
+            lines = [one_line(line.splitlines()[0] if line.strip() else "") for line in output.get("traceback", [])]
+            text = next((line for line in reversed(lines) if line), "") or one_line(f"{output.ename}: {output.evalue}")
+            found[grade_id(cell)] = text.lstrip("✘ ").strip()[:300]
             break
     return found
 

@@ -23,25 +23,30 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import json
+import math
 import multiprocessing
 import multiprocessing.util
 import os
 import re
 import shutil
-import sys
 import tempfile
-import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import nbformat
 
-from . import cells, course, feedback, pipeline, sandbox, verdict, zygote
+from course_lib.plain_text import csv_cell, one_line
+
+from . import cells, course, feedback, notebook_source, pipeline, safe_page, sandbox, verdict, zygote
 from .progress import Progress
 from .sandbox import Limits
+from .trusted_execute import TrustedExecute
+from .watchdog import Watchdog
 
 MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
 MAX_CELLS = 1000       # the course's notebooks have fewer than 150
@@ -61,6 +66,7 @@ class Result:
     cells: dict[str, float] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # graded cell -> the verdict's first line
     seconds: float = 0.0
+    slowest_cell: float = 0.0  # seconds of its slowest cell (the batch's calibration reads the solution's)
 
 
 def find_submissions(folder: Path, assignment: str) -> dict[str, Path]:
@@ -143,7 +149,7 @@ class Task:
     isolated: bool      # the kernels run in their own namespaces
 
 
-def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path):
+def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path, watchdog: Watchdog):
     """nbgrader's API on the submission's course copy, the course's steps in its preprocessor lists."""
     from nbgrader.apps import NbGraderAPI
     from nbgrader.coursedir import CourseDirectory
@@ -158,7 +164,10 @@ def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path):
     config.TrustedExecute.test_sources = task.assignment.test_sources
     config.TrustedExecute.checks_module = task.assignment.checks_module
     config.TrustedExecute.exchange_dir = str(kernel_dir)
-    steps = pipeline.steps(task.assignment.release, findings)
+    if task.limits.cell_timeout is not None:
+        config.TrustedExecute.timeout = task.limits.cell_timeout
+    execute = TrustedExecute(config=config, watchdog=watchdog, findings=findings)
+    steps = pipeline.steps(task.assignment.release, findings, execute)
     config.Autograde.sanitize_preprocessors = steps["sanitize"]
     config.Autograde.autograde_preprocessors = steps["autograde"]
     config.GenerateFeedback.preprocessors = steps["feedback"]
@@ -216,53 +225,19 @@ class Worker:
         sandbox.write_kernelspec(cls.jupyter_path, sandbox.for_submission(cls.kernel_argv, kernel_dir, socket_path))
 
 
-def _folder_bytes(folder: Path) -> int:
-    total = 0
-    for root, _, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(root, name)).st_blocks * 512
-            except OSError:
-                continue
-    return total
-
-
-class Watchdog(threading.Thread):
-    """Stops a submission's kernel when it runs past its wall time or writes more than its disk allowance."""
-
-    def __init__(self, wall_seconds: float, disk_mb: int, kernel_dir: Path, stop):
-        super().__init__(daemon=True)
-        self.deadline = time.monotonic() + wall_seconds
-        self.wall_seconds, self.disk_mb = wall_seconds, disk_mb
-        self.disk_bytes, self.kernel_dir, self.stop_kernel = disk_mb << 20, kernel_dir, stop
-        self.done = threading.Event()
-        self.reason = ""
-
-    def run(self) -> None:
-        while not self.done.wait(0.5):
-            if time.monotonic() > self.deadline:
-                self.reason = "wall"
-            elif _folder_bytes(self.kernel_dir) > self.disk_bytes:
-                self.reason = "disk"
-            if self.reason:
-                self.stop_kernel()
-                return
-
-    @property
-    def stopped(self) -> str:
-        """Why the kernel was stopped, as the student reads it ('' when it was not)."""
-        return {"wall": f"the notebook ran longer than the {self.wall_seconds:g} s allowed for a whole submission",
-                "disk": f"the notebook wrote more than the {self.disk_mb} MB of files allowed"}.get(self.reason, "")
-
-
 @contextlib.contextmanager
 def watched_kernel(task: Task):
     """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; the kernel and its children stopped after."""
-    kernel_dir = Path(tempfile.mkdtemp(prefix="cgk-"))  # its sockets, HOME: short, fresh, outside the course copy
+    kernel_dir = sandbox.make_kernel_dir()  # its sockets and the grader's requests: short, fresh, outside the course copy
     Worker.kernel_spec_for(kernel_dir)
     pid_dir = Path(task.workdir).parent / "pids"
-    watchdog = Watchdog(task.limits.wall_seconds, task.limits.disk_mb, kernel_dir,
-                        lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
+    limits = task.limits
+    watchdog = Watchdog(wall_seconds=limits.wall_seconds or DEFAULT_WALL_SECONDS, cpu_seconds=limits.cpu_seconds,
+                        disk_mb=limits.disk_mb, output_mb=limits.output_mb,
+                        disk_folder=None if task.isolated else kernel_dir / "home",
+                        cgroup=lambda: sandbox.kernel_cgroup(pid_dir, kernel_dir),
+                        stop=lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
+    watchdog.kernel_dir = kernel_dir
     watchdog.start()
     try:
         yield watchdog
@@ -283,10 +258,11 @@ def _course_copy(task: Task, nb: nbformat.NotebookNode) -> Path:
 
 
 def _feedback_page(outcome: dict, root: Path, task: Task, page: Path) -> None:
-    """The student's page, as nbgrader rendered it (output lines wrapped), or a page that says it failed."""
+    """The student's page, as nbgrader rendered it (output lines wrapped, a strict policy), or a page that says it failed."""
     rendered = root / "feedback" / task.student_id / task.assignment.name / f"{task.assignment.name}.html"
     if outcome.get("success") and rendered.exists():
-        page.write_text(feedback.with_wrapped_output(rendered.read_text(encoding="utf-8")), encoding="utf-8")
+        text = feedback.with_wrapped_output(rendered.read_text(encoding="utf-8"))
+        page.write_text(safe_page.with_policy(text), encoding="utf-8")
     else:
         page.write_text(feedback.error_page(task.student_id, task.assignment.name, "feedback could not be rendered"),
                         encoding="utf-8")
@@ -304,15 +280,17 @@ def grade_one(task: Task) -> Result:
     try:
         findings = pipeline.Findings()
         with watched_kernel(task) as watchdog:
-            api = _api(root, task, findings, watchdog.kernel_dir)
+            api = _api(root, task, findings, watchdog.kernel_dir, watchdog)
             outcome = api.autograde(name, student)  # sanitize, run, verdicts, nbgrader's scores in the gradebook
         if not outcome.get("success"):
-            return _failed(result, watchdog.stopped or _last_error(outcome), page, start)
+            return _failed(result, watchdog.why() or _last_error(outcome), page, start)
         result.failures = findings.failures
+        result.slowest_cell = findings.slowest_cell
         _feedback_page(api.generate_feedback(name, student), root, task, page)
         result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, name, student)
-        if watchdog.stopped:
-            result.reason = watchdog.stopped + ": the cells after that point were not graded"
+        stopped = findings.stopped or watchdog.why()
+        if stopped:
+            result.reason = stopped + ": the cells after that point were not graded"
     finally:
         shutil.rmtree(root, ignore_errors=True)
     result.seconds = time.monotonic() - start
@@ -344,7 +322,7 @@ def _last_error(outcome: dict) -> str:
         if marker in log:
             return reason
     text = (outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()
-    return "autograding failed: " + (text[-1][:300] if text else "unknown error")
+    return "autograding failed: " + (one_line(text[-1]) if text else "unknown error")
 
 
 #: set while grading: Jupyter, nbgrader and IPython read no configuration but the grader's own
@@ -375,6 +353,57 @@ def grader_only_config(folder: Path):
                 os.environ[name] = value
 
 
+#: without calibration: the whole submission's wall time, and the calibration's own limit
+DEFAULT_WALL_SECONDS = 600
+#: a submission may take this many times what the instructors' solution takes on the grading machine ...
+CALIBRATION_FACTOR = 10
+#: ... and at least this long, in all and per cell
+MIN_WALL_SECONDS, MIN_CELL_SECONDS = 60, 10
+WORKER_KILLED = ("the grading worker was killed while grading this submission (out of memory, or a signal), "
+                 "every time it was graded")
+
+
+def calibrated(limits: Limits, solution: Result, notebook_timeout: int) -> Limits:
+    """The batch's limits, timed on the instructors' solution: what the instructor left open gets a multiple of it."""
+    wall = limits.wall_seconds or max(MIN_WALL_SECONDS, math.ceil(CALIBRATION_FACTOR * solution.seconds))
+    cell = limits.cell_timeout or min(notebook_timeout,
+                                      max(MIN_CELL_SECONDS, math.ceil(CALIBRATION_FACTOR * solution.slowest_cell)))
+    return dataclasses.replace(limits, wall_seconds=wall, cell_timeout=cell)
+
+
+class LocalPool:
+    """The batch's worker processes on this machine; a pool broken by a worker's death is replaced.
+
+    Forked workers start with what this process has imported (nbgrader, torch: seconds each when spawned);
+    it has started no thread and run no torch operation when the first pool forks them all.
+    """
+
+    def __init__(self, jobs: int, initargs: tuple):
+        self.jobs, self.initargs = jobs, initargs
+        self.pool = self._new()
+
+    def _new(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=Worker.start, initargs=self.initargs)
+
+    def capacity(self) -> int:
+        return self.jobs
+
+    def submit(self, fn, task):
+        return self.pool.submit(fn, task)
+
+    def replace_if_broken(self) -> None:
+        if getattr(self.pool, "_broken", False):
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = self._new()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
 def grade(
     assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
     limits: Limits | None = None, fork_kernels: bool = True, scheduler: str | None = None,
@@ -386,11 +415,14 @@ def grade(
     which has imported what the notebook imports; without, each kernel starts as a new Python.
     With ``scheduler`` (a Dask scheduler's address) the submissions are graded on its workers
     (:mod:`autograder.cluster`) instead of local processes: the same grading, the same files in OUT.
-    The batch waits ``worker_wait`` seconds for a first worker to join.
+    The batch waits ``worker_wait`` seconds for a first worker to join. Where ``limits`` leave the wall
+    time or the cell time open, the instructors' solution is graded first and sets them (:func:`calibrated`).
     """
     limits = limits or Limits(cell_timeout=timeout)
     assignment = course.resolve_assignment(assignment)
     found = find_submissions(submissions, assignment)
+    if sandbox.refusal(limits):
+        raise SystemExit(f"cannot grade: {sandbox.refusal(limits)}")
     if scheduler:
         from . import cluster
 
@@ -408,9 +440,6 @@ def grade(
         (work / "feedback").mkdir(parents=True)
         (tmp_path / "pids").mkdir()
         kernel_argv, isolated = sandbox.kernel_argv(limits, tmp_path / "pids")
-        if os.geteuid() == 0 and sandbox.pids_cgroup_problem():  # RLIMIT_NPROC does not bind root
-            print(f"note: --processes is not enforced: the grader runs as root and "
-                  f"{sandbox.pids_cgroup_problem()}", file=sys.stderr)
         usable = {}
         for student_id, path in found.items():
             if STUDENT_ID.match(student_id):
@@ -423,6 +452,9 @@ def grade(
         lost: list[Task] = []  # graded on a worker that stopped: perhaps another submission's doing
         progress = Progress(len(usable))
 
+        def lost_worker(err: Exception) -> bool:
+            return isinstance(err, BrokenProcessPool) or (scheduler is not None and isinstance(err, cluster.WorkerLost))
+
         def collect(done, alone: bool = False) -> None:
             for future in done:
                 task = pending.pop(future)
@@ -430,11 +462,14 @@ def grade(
                 try:
                     results.append(future.result())
                 except Exception as err:  # a crashed worker costs one grade, never the batch
-                    if scheduler and not alone and isinstance(err, cluster.WorkerLost):
-                        lost.append(task)  # graded again at the end, alone on the cluster
+                    if isinstance(err, BrokenProcessPool):
+                        pool.replace_if_broken()
+                    if lost_worker(err) and not alone:
+                        lost.append(task)  # graded again at the end, alone
                         continue
-                    reason = f"the grader failed on this submission ({type(err).__name__}: {err})"
-                    results.append(_failed(Result(student_id, assignment), reason,
+                    reason = WORKER_KILLED if lost_worker(err) else \
+                        f"the grader failed on this submission ({type(err).__name__}: {one_line(err)})"
+                    results.append(_failed(Result(student_id, assignment, max_score=batch.max_score), reason,
                                            work / "feedback" / f"{student_id}.html"))
                 progress.count(results[-1].status == "error")
 
@@ -442,18 +477,14 @@ def grade(
         if scheduler:
             pool = cluster.ClusterPool(client, cluster.GraderPlugin(cluster.pack(template), limits, modules,
                                                                     fork_kernels, Worker, grader_only_config))
-            capacity = pool.capacity
             progress.note(f"grading on the Dask cluster at {scheduler}; dashboard: {cluster.dashboard(client) or 'none'}")
         else:
-            # forked workers start with what this process has imported (nbgrader, torch: seconds each when spawned);
-            # it has started no thread and run no torch operation, and the pool forks them all before its own thread
-            pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context("fork"),
-                                       initializer=Worker.start,
-                                       initargs=(str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
-            capacity = lambda: jobs  # noqa: E731
+            pool = LocalPool(jobs, (str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
         with pool:
+            if limits.wall_seconds is None or limits.cell_timeout is None:
+                limits = _calibrate(pool, batch, template, work, limits, isolated, progress)
             for student_id, path in usable.items():
-                while len(pending) >= 2 * capacity():
+                while len(pending) >= 2 * pool.capacity():
                     collect(wait(pending, return_when=FIRST_COMPLETED).done)
                 try:
                     submission = path.read_bytes()
@@ -477,10 +508,33 @@ def grade(
     return results
 
 
+def _calibrate(pool, batch: Assignment, template: Path, work: Path, limits: Limits, isolated: bool,
+               progress: Progress) -> Limits:
+    """Grade the instructors' solution once, then give every submission a multiple of its time."""
+    source = template / "source" / batch.name / f"{batch.name}.ipynb"
+    timing = dataclasses.replace(limits, wall_seconds=limits.wall_seconds or DEFAULT_WALL_SECONDS)
+    task = Task(batch, "instructors-solution", source.read_bytes(), str(work), timing, isolated)
+    try:
+        solution = pool.submit(grade_one, task).result()
+    except Exception as err:  # noqa: BLE001 (the batch goes on with the defaults)
+        solution = Result(task.student_id, batch.name, status="error", reason=f"{type(err).__name__}: {err}")
+    (work / "feedback" / f"{task.student_id}.html").unlink(missing_ok=True)
+    if solution.status != "graded" or solution.reason:
+        progress.note(f"the instructors' solution could not be timed ({solution.reason}): each submission may run "
+                      f"{timing.wall_seconds} s")
+        return dataclasses.replace(timing, cell_timeout=limits.cell_timeout)
+    notebook_timeout = notebook_source.cell_timeout(batch.release)
+    chosen = calibrated(limits, solution, notebook_timeout)
+    progress.note(f"timed on the instructors' solution ({solution.seconds:.1f} s, slowest cell "
+                  f"{solution.slowest_cell:.1f} s): each submission may run {chosen.wall_seconds} s, each cell "
+                  f"{chosen.cell_timeout} s")
+    return chosen
+
+
 def write_csv(path: Path, results: list[Result]) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=CSV_COLUMNS)
         writer.writeheader()
         for r in results:
             row = asdict(r)
-            writer.writerow({k: (f"{row[k]:g}" if isinstance(row[k], float) else row[k]) for k in CSV_COLUMNS})
+            writer.writerow({k: (f"{row[k]:g}" if isinstance(row[k], float) else csv_cell(row[k])) for k in CSV_COLUMNS})

@@ -27,9 +27,10 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 
-from . import cell_repair, feedback
+from . import cell_repair, feedback, safe_page
 from .notebook_source import is_demo
-from .verdict import TrustedExecute, test_sources
+from .trusted_execute import TrustedExecute
+from .verdict import test_sources
 
 DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
 
@@ -47,10 +48,12 @@ def skip_demos(nb: NotebookNode, release: NotebookNode) -> int:
 
 @dataclass
 class Findings:
-    """What the steps of one submission learn on the way: the repair's notes and the verdicts."""
+    """What the steps of one submission learn on the way: the repair's notes, the verdicts, how the kernel ended."""
 
     notes: list[str] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)  # test cell -> the verdict's first line
+    stopped: str = ""          # why the kernel stopped before the last cell ('' when it did not)
+    slowest_cell: float = 0.0  # seconds of the slowest cell (the batch's calibration reads it)
 
 
 class Step(NbGraderPreprocessor):
@@ -109,21 +112,32 @@ class ForStudents(Step):
         return nb, resources
 
 
-def steps(release: NotebookNode, findings: Findings) -> dict[str, list]:
-    """The preprocessor lists of nbgrader's Autograde and GenerateFeedback with the course's steps in them."""
+class SafeOutputs(Step):
+    """Feedback step, last: every output and attachment as a page may show it (:mod:`autograder.safe_page`)."""
+
+    def preprocess(self, nb, resources):
+        safe_page.clean_outputs(nb)
+        return nb, resources
+
+
+def steps(release: NotebookNode, findings: Findings, execute: TrustedExecute) -> dict[str, list]:
+    """The preprocessor lists of nbgrader's Autograde and GenerateFeedback with the course's steps in them.
+
+    ``execute`` (configured, with the submission's watchdog) stands where nbgrader's ``Execute`` stands.
+    """
     released_tests = test_sources(release)  # the students' source of each test cell
     autograde = []
     for step in Autograde.class_traits()["autograde_preprocessors"].default():
         if step is SaveAutoGrades:
             autograde.append(RecordVerdicts(findings))
-        autograde.append(TrustedExecute if step is Execute else step)
+        autograde.append(execute if step is Execute else step)
     return {
         "sanitize": [SkipDemos(release), RepairCells(release, findings),
                      *Autograde.class_traits()["sanitize_preprocessors"].default()],
         "autograde": autograde,
         # a cell's printed lines as one output: how the kernel flushed them (timing) does not show on the page
         "feedback": [ForStudents(released_tests, findings), CoalesceStreamsPreprocessor(enabled=True),
-                     *GenerateFeedback.class_traits()["preprocessors"].default()],
+                     *GenerateFeedback.class_traits()["preprocessors"].default(), SafeOutputs()],
     }
 
 
@@ -155,3 +169,8 @@ class FeedbackExporter(HTMLExporter):
         environment = super()._create_environment()
         environment.bytecode_cache = COMPILED_TEMPLATES
         return environment
+
+    @jinja2.pass_context
+    def markdown2html(self, context, source):
+        """Markdown cells (the student's written answers among them) rendered, then cleaned: raw HTML runs nothing."""
+        return safe_page.clean_html(super().markdown2html(context, source))

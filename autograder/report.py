@@ -20,6 +20,8 @@ from pathlib import Path
 
 import nbformat
 
+from course_lib.plain_text import csv_cell, markdown_cell
+
 from . import cells, course
 
 
@@ -65,12 +67,12 @@ def write_lms_csv(path: Path, runs: dict[str, list[dict]]) -> None:
     maxima = {a: max((r["max_score"] for r in rows), default=0.0) for a, rows in runs.items()}
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["student_id", "score", "max_score", "percent", *[f"{a} score" for a in runs]])
+        writer.writerow(["student_id", "score", "max_score", "percent", *[csv_cell(f"{a} score") for a in runs]])
         for sid in students:
             scores = [by[(a, sid)]["score"] if (a, sid) in by else 0.0 for a in runs]
             total, top = sum(scores), sum(maxima.values())
             percent = 100.0 * total / top if top else 0.0
-            writer.writerow([sid, f"{total:g}", f"{top:g}", f"{percent:.1f}", *[f"{s:g}" for s in scores]])
+            writer.writerow([csv_cell(sid), f"{total:g}", f"{top:g}", f"{percent:.1f}", *[f"{s:g}" for s in scores]])
 
 
 def plot(path: Path, assignment: str, rows: list[dict], points: dict[str, float]) -> None:
@@ -112,10 +114,10 @@ def section(assignment: str, rows: list[dict], points: dict[str, float], png: st
     lines += ["", "Most frequent mistakes (the first line of the check's verdict):", "",
               "| students | cell | verdict |", "|---|---|---|"]
     for (cell, text), n in counts.most_common(top_n):
-        lines.append(f"| {n} | {cell} | {text.replace('|', '/')} |")
+        lines.append(f"| {n} | {markdown_cell(cell)} | {markdown_cell(text)} |")
     if failed:
         lines += ["", "Could not be graded:", ""]
-        lines += [f"- {r['student_id']}: {r['reason']}" for r in failed]
+        lines += [f"- {markdown_cell(r['student_id'])}: {markdown_cell(r['reason'])}" for r in failed]
     pending = sum(r.get("manual_points_pending", 0.0) > 0 for r in rows)
     if pending:
         lines += ["", f"{pending} submissions have answers to grade by hand (nbgrader's formgrader)."]

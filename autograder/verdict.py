@@ -21,28 +21,29 @@ import builtins
 import contextlib
 import importlib
 import io
-import json
 import random
-from pathlib import Path
 
 import nbformat
 import numpy as np
 import torch
 from nbformat import NotebookNode
-from nbgrader.preprocessors import Execute
-from traitlets import Dict, Integer, Unicode
 
-from course_lib.answer_wire import MIME, WireError
+from course_lib.answer_wire import WireError
 from course_lib.grading import AnswerError, hidden_cases
+from course_lib.plain_text import one_line
 from course_lib.remote_answer import Channel, KernelError, resolve
 
 from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test
 
 #: names a test cell may use that are the grader's own, never the kernel's
 GRADER_NAMES = ("checks", "torch")
-#: a longer request goes through a file in the kernel's folder, not into the kernel's code
+#: a longer request goes through a file in the grader's request folder (read-only to the kernel), not into its code
 INLINE_ARGUMENT = 64 << 10
 CHECKS_PACKAGE = "course_lib.checks."
+#: what the kernel may send in one message (a reply to the grader's call included); a larger one is refused by zmq
+MAX_MESSAGE_BYTES = 32 << 20
+#: messages the grader's side of a channel holds before it drops (IOPub) or stops reading (the others)
+MAX_QUEUED_MESSAGES = 16
 
 
 def _render(err: AnswerError) -> str:
@@ -97,9 +98,9 @@ def run_test_cell(source: str, checks_module: str, channel: Channel, label: str 
             line = f"\x1b[1;31m\u2718 this check could not run\x1b[0m: {err}"
             outputs.append(_error_output(type(err).__name__, str(err), line))
         except Exception as err:  # what the notebook returned broke the check itself: no points, and why
-            line = (f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m "
-                    f"({type(err).__name__}: {str(err)[:300]}).")
-            outputs.append(_error_output(type(err).__name__, str(err)[:300], line))
+            said = one_line(err)
+            line = f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m ({type(err).__name__}: {said})."
+            outputs.append(_error_output(type(err).__name__, said, line))
     text = printed.getvalue()
     return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + outputs
 
@@ -136,72 +137,3 @@ def test_sources(nb: NotebookNode) -> dict[str, str]:
     return {grade_id(c): c.source for c in nb.cells if is_test(c)}
 
 
-class KernelLine(Channel):
-    """Calls into the kernel of a notebook being executed, each as a cell that is never part of the notebook."""
-
-    def __init__(self, client: "TrustedExecute"):
-        super().__init__()
-        self.client, self.index, self.requests = client, 0, 0
-
-    def send(self, entry: str, argument: str) -> str:
-        client = self.client
-        if len(argument) > INLINE_ARGUMENT and client.exchange_dir:  # the kernel reads it from its own folder
-            self.requests += 1
-            path = Path(client.exchange_dir) / f"course-request-{self.requests}.txt"
-            path.write_text(argument, encoding="ascii")
-            argument = f"@{path}"
-        probe = nbformat.v4.new_code_cell(f"__import__('course_lib.remote_answer').remote_answer.{entry}({argument!r})")
-        client.execute_cell(probe, self.index, store_history=False)
-        for out in probe.outputs:
-            if out.output_type == "display_data" and MIME in out.get("data", {}):
-                return out.data[MIME]
-        errors = [o for o in probe.outputs if o.output_type == "error"]
-        if errors and errors[-1].ename == client.error_on_timeout.get("ename"):
-            raise KernelError(f"your code did not finish within the {client.timeout} s a cell may run.")
-        if errors:
-            raise KernelError(f"the notebook's code stopped the grader's call ({errors[-1].ename}): "
-                              "no points for this check.")
-        raise KernelError("the notebook's code kept the grader's call from replying: no points for this check.")
-
-
-class TrustedExecute(Execute):
-    """nbgrader's Execute, with test cells run in the grader (see the module's docstring)."""
-
-    test_sources = Dict(Unicode(), help="grade id -> source of each test cell, from the instructors' notebook; "
-                                         "what runs here, whatever the submission's cell says").tag(config=True)
-    checks_module = Unicode("", help="the notebook's module of checks").tag(config=True)
-    max_cell_output = Integer(1 << 20, help="characters of output kept per cell").tag(config=True)
-    max_notebook_output = Integer(8 << 20, help="characters of output kept per notebook").tag(config=True)
-    exchange_dir = Unicode("", help="a folder the kernel can read: large requests travel through it").tag(config=True)
-
-    def preprocess(self, nb, resources=None, km=None):
-        self._line = KernelLine(self)
-        self._kept_total = 0
-        self._kept_in_cell: dict[int, int] = {}
-        return super().preprocess(nb, resources, km)
-
-    def preprocess_cell(self, cell, resources, index):
-        gid = grade_id(cell)
-        if cell.cell_type == "code" and gid in self.test_sources:
-            self._line.index = index
-            cell.outputs = run_test_cell(self.test_sources[gid], self.checks_module, self._line, gid)
-            cell.execution_count = None
-            self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
-            return cell, self.resources
-        return super().preprocess_cell(cell, resources, index)
-
-    def output(self, outs, msg, display_id, cell_index):
-        size = len(json.dumps(msg.get("content", {}), default=str))
-        if msg["msg_type"] == "display_data" and MIME in msg.get("content", {}).get("data", {}):
-            return super().output(outs, msg, display_id, cell_index)  # a reply to the grader (read_reply caps it)
-        kept = self._kept_in_cell.get(cell_index, 0)
-        if kept + size > self.max_cell_output or self._kept_total + size > self.max_notebook_output:
-            if kept <= self.max_cell_output:  # say it once per cell
-                self._kept_in_cell[cell_index] = self.max_cell_output + 1
-                note = (f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} KB and a "
-                        f"notebook {self.max_notebook_output >> 20} MB]\n")
-                outs.append(nbformat.v4.new_output("stream", name="stderr", text=note))
-            return None
-        self._kept_in_cell[cell_index] = kept + size
-        self._kept_total += size
-        return super().output(outs, msg, display_id, cell_index)

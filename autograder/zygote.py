@@ -15,8 +15,8 @@ python -m ipykernel_launcher -f CONNECTION``, see :mod:`autograder.sandbox`) is 
 (``--zygote-socket``) and, instead of becoming the kernel itself, *hands over*
 (:func:`autograder.handover.hand_over`): it sends its arguments, environment, working folder and standard streams;
 the zygote forks; the child puts itself under exactly the sandbox's limits (the same
-:func:`autograder.sandbox.enter`, then :func:`autograder.sandbox.isolate_in_place` for the
-namespaces and mounts) and only then runs ipykernel. The sandbox process stays behind as the
+:func:`autograder.sandbox.enter`, then :func:`autograder.jail.confine` for the
+identity, namespaces, mounts, capabilities and seccomp filter) and only then runs ipykernel. The sandbox process stays behind as the
 kernel's stand-in for nbgrader: it forwards signals (interrupts) to the kernel's process group
 and exits when the kernel does, so that nbgrader sees a kernel that dies.
 
@@ -49,7 +49,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import sandbox
+from . import jail, sandbox
 from .handover import GO, kernel_kind
 
 if TYPE_CHECKING:
@@ -272,20 +272,19 @@ def _become(conn: socket.socket, request: dict, fds: list[int], start_dir: str) 
     os.environ.update(request["env"])
     os.chdir(request["cwd"])
     args = sandbox.parse_args(request["argv"])
-    kdir, env, mount_args = sandbox.enter(args)
-    if mount_args is not None:
-        sandbox.isolate_in_place(mount_args)
+    plan, command, env = sandbox.enter(args)
+    jail.confine(plan)  # returns in the confined kernel only
     os.environ.clear()
     os.environ.update(env)
-    os.chdir(kdir)
+    os.chdir(plan.home)
     _fresh_process_state(start_dir)
-    if kernel_kind(args.command) == "code":
-        sys.argv = ["-c", *args.command[3:]]
-        exec(compile(args.command[2], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (tests)
+    if kernel_kind(command) == "code":
+        sys.argv = ["-c", *command[3:]]
+        exec(compile(command[2], "<string>", "exec"), {"__name__": "__main__"})  # noqa: S102 (tests)
         return 0
     from ipykernel import kernelapp
 
-    sys.argv = ["ipykernel_launcher", *args.command[3:]]
+    sys.argv = ["ipykernel_launcher", *command[3:]]
     if os.environ.get("JPY_PARENT_PID", "").isdigit():  # the class read it when the zygote imported ipykernel
         sys.argv.append(f"--IPKernelApp.parent_handle={os.environ['JPY_PARENT_PID']}")
     kernelapp.launch_new_instance()

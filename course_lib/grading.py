@@ -28,6 +28,7 @@ import torch
 
 from course_lib.answer_wire import handle_in
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
+from course_lib.plain_text import quoted
 
 __all__ = [
     "AnswerError",
@@ -40,6 +41,8 @@ __all__ = [
     "compare_answer",
     "call_answer",
     "call_answer_each",
+    "call_failure",
+    "FAILURE_KINDS",
     "forbidden",
     "report_pass",
     "describe_value",
@@ -67,6 +70,39 @@ class AnswerError(AssertionError):
 
 class ForbiddenCallError(RuntimeError):
     """Raised when a switched-off function is called during a graded call."""
+
+    def __init__(self, message: str, label: str = ""):
+        super().__init__(message)
+        self.label = label
+
+
+#: how a call of the student's function can fail, as :func:`call_failure` says it
+FAILURE_KINDS = ("not_implemented", "forbidden", "raised", "undefined")
+
+
+def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = "", label: str = "",
+                 reason: str = "", args: Sequence[Any] = ()) -> AnswerError:
+    """The AnswerError for a failed call of the student's function: the one place its sentence is composed.
+
+    What the student's code said (its exception's type and message) is quoted as data, on one line; in a
+    hidden test case neither it nor the arguments' description is shown, since either could carry the case.
+    """
+    if kind == "not_implemented":
+        message = "is not implemented yet: replace `raise NotImplementedError()` with your code."
+    elif kind == "forbidden":
+        message = f"{label} is switched off while {exercise} is graded: {reason}"
+    elif kind == "undefined":
+        message = f"name {quoted(text, 60)} is not defined: run its cell, then this one."
+    else:
+        name = re.sub(r"[^A-Za-z0-9_.]", "", error_type)[:60] or "an error"
+        if _HIDDEN.get():
+            message = f"raised {name} on a hidden test case."
+        else:
+            shown = ", ".join(describe_value(a) for a in args)
+            message = f"raised {name}: {quoted(text)} (called with {shown})."
+    err = AnswerError(exercise, message)
+    err.failure = {"kind": kind, "type": error_type, "text": text, "label": label}
+    return err
 
 
 # ---------------------------------------------------------------------------
@@ -274,7 +310,7 @@ def forbidden(exercise: str, banned: Sequence[Banned], reason: str, namespaces: 
 
     def make_stub(label: str) -> Callable[..., Any]:
         def stub(*args: Any, **kwargs: Any) -> Any:
-            raise ForbiddenCallError(f"{label} is switched off while {exercise} is graded: {reason}")
+            raise ForbiddenCallError(f"{label} is switched off while {exercise} is graded: {reason}", label)
 
         return stub
 
@@ -336,18 +372,13 @@ def call_answer(
         with forbidden(exercise, banned, reason, [namespace]):
             return func(*args, **kwargs)
     except NotImplementedError:
-        raise AnswerError(
-            exercise, "is not implemented yet: replace `raise NotImplementedError()` with your code."
-        ) from None
+        raise call_failure(exercise, "not_implemented") from None
     except ForbiddenCallError as err:
-        raise AnswerError(exercise, str(err)) from None
+        raise call_failure(exercise, "forbidden", label=err.label, reason=reason) from None
     except AnswerError:
         raise
     except Exception as err:  # the student's own error, said plainly
-        shown = ", ".join(describe_value(a) for a in args)
-        raise AnswerError(
-            exercise, f"raised {type(err).__name__}: {err} (called with {shown})."
-        ) from None
+        raise call_failure(exercise, "raised", error_type=type(err).__name__, text=str(err), args=args) from None
     finally:
         namespace.update(saved)
         for name in missing:

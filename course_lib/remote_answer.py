@@ -24,7 +24,6 @@ import contextlib
 import hashlib
 import io
 import json
-import os
 import pickle
 import types
 from collections import Counter
@@ -34,7 +33,7 @@ import torch
 
 from course_lib.answer_wire import (MAX_DEPTH, MIME, KernelHandle, KernelRef, ModuleRef, OneShot, WireError, encode,
                                     read_reply, tensors_in)
-from course_lib.grading import AnswerError, Banned, call_answer
+from course_lib.grading import FAILURE_KINDS, AnswerError, Banned, call_answer, call_failure
 
 class KernelError(Exception):
     """The kernel gave no usable reply (it stopped, timed out, or broke the reply)."""
@@ -143,15 +142,24 @@ def call_in_kernel(channel: Channel, exercise: str, func: Any, calls: list[tuple
         raise AnswerError(exercise, f"{GARBLED[:-1]} ({err}).") from None
     if not isinstance(reply, list) or len(reply) != len(calls) or not all(isinstance(r, dict) for r in reply):
         raise AnswerError(exercise, GARBLED)
-    return [_result(r, tensors, exercise) for r, tensors in zip(reply, sent)]
+    labels = {b.label for b in banned}
+    return [_result(r, tensors, exercise, args, labels, reason) for r, tensors, (args, _) in zip(reply, sent, calls)]
 
 
-def _result(reply: dict, sent: list[torch.Tensor], exercise: str) -> Any:
+def _failure(error: Any, exercise: str, args: tuple, labels: set[str], reason: str) -> AnswerError:
+    """The grader's sentence for a call that failed in the kernel: the kernel names only the kind and the data."""
+    if not (isinstance(error, dict) and error.get("kind") in FAILURE_KINDS
+            and all(isinstance(error.get(key, ""), str) for key in ("type", "text", "label"))):
+        return AnswerError(exercise, GARBLED)
+    if error["kind"] == "forbidden" and error.get("label") not in labels:
+        return AnswerError(exercise, GARBLED)
+    return call_failure(exercise, error["kind"], error_type=error.get("type", ""), text=error.get("text", "")[:4000],
+                        label=error.get("label", ""), reason=reason, args=args)
+
+
+def _result(reply: dict, sent: list[torch.Tensor], exercise: str, args: tuple, labels: set[str], reason: str) -> Any:
     if "error" in reply:
-        error = reply["error"]
-        if not (isinstance(error, tuple) and len(error) == 2 and all(isinstance(e, str) for e in error)):
-            raise AnswerError(exercise, GARBLED)
-        return AnswerError(error[0][:100] or exercise, error[1][:4000])
+        return _failure(reply["error"], exercise, args, labels, reason)
     if "value" not in reply or not isinstance(reply.get("changed"), list):
         raise AnswerError(exercise, GARBLED)
     for change in reply["changed"]:
@@ -259,12 +267,12 @@ _STORE: dict[str, bytes] = {}
 def serve(payload: str) -> None:
     """Run the calls the grader asked for (see :func:`call_in_kernel`) and publish their results.
 
-    ``payload`` is the request, or ``@PATH``: a file holding it (large requests), removed once read.
+    ``payload`` is the request, or ``@PATH``: a file holding it (large requests), in a folder only the grader
+    writes (it removes the file after the call).
     """
     if payload.startswith("@"):
         with open(payload[1:], encoding="ascii") as handle:
             payload = handle.read()
-        os.remove(handle.name)
     packed = pickle.loads(base64.b64decode(payload))
     _STORE.update(packed["blobs"])
     loaded: dict[str, Any] = {}  # one copy per request: a value passed twice stays one object
@@ -297,10 +305,11 @@ def _serve_one(exercise: str, request: dict, banned: list, args: tuple, kwargs: 
         args, kwargs = _resolve_refs(args, ns), _resolve_refs(kwargs, ns)
         value = call_answer(exercise, func, *args, banned=banned, reason=request["reason"],
                             substitutes=request["substitutes"] or None, **kwargs)
-    except AnswerError as err:
-        return {"error": (err.exercise, err.message)}
+    except AnswerError as err:  # the kind and the student's data; the grader writes the sentence
+        failure = getattr(err, "failure", None) or {"kind": "raised", "type": "AnswerError", "text": err.message}
+        return {"error": failure}
     except NameError as err:
-        return {"error": (exercise, f"{err}: run its cell, then this one.")}
+        return {"error": {"kind": "undefined", "text": getattr(err, "name", None) or str(err)}}
     changed = []
     for index, (tensor, (data, grad)) in enumerate(zip(sent, before)):
         change: dict[str, Any] = {"index": index}

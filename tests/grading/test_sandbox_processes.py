@@ -1,8 +1,9 @@
-"""The sandbox's process limit when the grader runs as root: a pids cgroup per kernel.
+"""The sandbox's process limit when the grader runs as root: the kernel's own uid, and a cgroup per kernel.
 
-Linux does not apply RLIMIT_NPROC to root, so a kernel started by root gets its own pids cgroup
-(``pids.max`` = 1 + ``--processes``): a fork past it fails with EAGAIN, and the grader kills every
-process in the cgroup (children that left the kernel's process group too) and removes it.
+A kernel started by root runs as a uid of its own, so RLIMIT_NPROC counts exactly its processes; it also
+gets its own cgroup (``pids.max`` = 3 + ``--processes``: the sandbox, the process that waits outside the
+kernel's namespaces, the kernel and N more): a fork past the limit fails with EAGAIN, and the grader kills
+every process in the cgroup (children that left the kernel's process group too) and removes it.
 """
 from __future__ import annotations
 
@@ -15,13 +16,15 @@ from pathlib import Path
 
 import pytest
 
-from autograder import sandbox
+from autograder import cgroups, jail, sandbox
 from autograder.sandbox import Limits
 
 AS_ROOT = os.geteuid() == 0
-needs_cgroup = pytest.mark.skipif(not AS_ROOT or bool(AS_ROOT and sandbox.pids_cgroup_problem()),
-                                  reason="needs root and a pids cgroup: "
-                                         + (sandbox.pids_cgroup_problem() if AS_ROOT else "not root"))
+needs_cgroup = pytest.mark.skipif(not AS_ROOT or bool(AS_ROOT and cgroups.problem()),
+                                  reason="needs root and a cgroup per kernel: "
+                                         + (cgroups.problem() if AS_ROOT else "not root"))
+#: without its jail, a root kernel runs as a uid that owns nothing: it must be able to run this Python where it is
+UNJAILED = "Python cannot be run by other users here" if AS_ROOT and jail.unreachable_python() else ""
 
 #: starts up to 500 detached `sleep 30` (each in its own session: out of the kernel's process group)
 SPAWN = (
@@ -36,7 +39,7 @@ SPAWN = (
 def run_sandbox(kdir: Path, pid_dir: Path, processes: int, isolate: str, code: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048",
                            "--processes", str(processes), "--file-mb", "7", "--isolate", isolate,
-                           "--pids-cgroup", "on", "--pid-dir", str(pid_dir), "--kernel-dir", str(kdir),
+                           "--cgroup", "on", "--pid-dir", str(pid_dir), "--kernel-dir", str(kdir),
                            "--", sys.executable, "-c", code],
                           capture_output=True, text=True, timeout=120)
 
@@ -59,6 +62,8 @@ def alive(pids: list[int]) -> list[int]:
 def test_root_kernel_may_start_20_processes_and_no_more(isolate):
     if isolate == "on" and sandbox.isolation_problem():
         pytest.skip(f"the kernel cannot be isolated here ({sandbox.isolation_problem()})")
+    if isolate == "off" and UNJAILED:
+        pytest.skip(UNJAILED)
     kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="pids-"))
     try:
         proc = run_sandbox(kdir, pid_dir, 20, isolate, SPAWN)
@@ -66,15 +71,16 @@ def test_root_kernel_may_start_20_processes_and_no_more(isolate):
         assert first.startswith("refused 20 BlockingIOError(11,"), proc.stdout[:500] + proc.stderr[-2000:]
         pids = [int(p) for p in proc.stdout.splitlines()[1].split()[1:]]
         [pid_file] = pid_dir.glob("kernel-*.pid")
-        folder, cgroup = pid_file.read_text().splitlines()
-        assert Path(folder) == kdir.resolve() and Path(cgroup).name == f"{sandbox.CGROUP_PREFIX}{pid_file.stem[7:]}"
-        left = [int(p) for p in (Path(cgroup) / "cgroup.procs").read_text().split()]
+        folder, *lines = pid_file.read_text().splitlines()
+        cgroup = cgroups.KernelCgroup.from_lines(lines)
+        assert Path(folder) == kdir.resolve() and cgroup.folders["pids"].name == f"{cgroups.PREFIX}{pid_file.stem[7:]}"
+        left = [int(p) for p in (cgroup.folders["pids"] / "cgroup.procs").read_text().split()]
         if isolate == "on":  # the kernel was process 1 of its PID namespace: its exit took them along
             assert left == []
         else:  # detached: the kernel's exit did not take them along; the grader's stop does
             assert len(alive(pids)) == 20 and len(left) == 20
         assert sandbox.stop_kernels(pid_dir, kdir.resolve()) == 1
-        assert alive(left) == [] and not Path(cgroup).exists()
+        assert alive(left) == [] and not any(folder.exists() for folder in cgroup.folders.values())
     finally:
         sandbox.stop_kernels(pid_dir, kdir.resolve())
         subprocess.run(["rm", "-rf", str(kdir), str(pid_dir)])
@@ -84,7 +90,7 @@ def test_root_kernel_may_start_20_processes_and_no_more(isolate):
 def test_isolated_root_kernel_cannot_reach_the_cgroups():
     if sandbox.isolation_problem():
         pytest.skip(f"the kernel cannot be isolated here ({sandbox.isolation_problem()})")
-    mounts = sorted({str(point) for point, _, _ in sandbox.cgroup_mounts()} | {"/sys/fs/cgroup"})
+    mounts = sorted({str(point) for point, _, _ in cgroups.mounts()} | {"/sys/fs/cgroup"})
     code = f"import os\nprint([p for p in {mounts!r} if os.path.isdir(p) and os.listdir(p)])\n"
     kdir, pid_dir = Path(tempfile.mkdtemp(prefix="cgk-")), Path(tempfile.mkdtemp(prefix="pids-"))
     try:
@@ -96,6 +102,7 @@ def test_isolated_root_kernel_cannot_reach_the_cgroups():
 
 
 @needs_cgroup
+@pytest.mark.skipif(bool(UNJAILED), reason=UNJAILED)
 def test_fork_past_the_limit_fails_inside_the_kernel_not_the_kernel():
     code = ("import os\nkids = 0\nfor _ in range(500):\n    try:\n        pid = os.fork()\n"
             "    except OSError as err:\n        print('refused', kids, err.errno)\n        break\n"
@@ -112,40 +119,42 @@ def test_fork_past_the_limit_fails_inside_the_kernel_not_the_kernel():
 @needs_cgroup
 def test_a_stale_cgroup_of_the_same_name_is_replaced():
     """A grader that died leaves its kernels' cgroups; a later sandbox with the same pid takes the name over."""
-    name = f"{sandbox.CGROUP_PREFIX}test-{os.getpid()}"
-    stale = sandbox.make_pids_cgroup(name, 5)
+    name = f"{cgroups.PREFIX}test-{os.getpid()}"
+    stale, _ = cgroups.make(name, 1 << 30, 5)
     sleeper = subprocess.Popen(["sleep", "30"])
-    (stale / "cgroup.procs").write_text(str(sleeper.pid))
-    fresh = sandbox.make_pids_cgroup(name, 7)
+    stale.join(sleeper.pid)
+    fresh, missing = cgroups.make(name, 1 << 30, 7)
     try:
-        assert fresh == stale and (fresh / "pids.max").read_text().strip() == "7"
+        assert missing == [] and fresh.folders == stale.folders
+        assert (fresh.folders["pids"] / "pids.max").read_text().strip() == "7"
         assert sleeper.wait(timeout=10) == -9  # what was left in it is gone
     finally:
-        sandbox.remove_cgroup(fresh)
-    assert not fresh.exists()
+        fresh.kill_and_remove()
+    assert not any(folder.exists() for folder in fresh.folders.values())
 
 
-def test_kernelspec_asks_for_a_pids_cgroup_only_where_one_works(tmp_path):
+def test_kernelspec_asks_for_a_cgroup_only_where_one_works(tmp_path):
     sandbox.install_kernel(tmp_path, Limits(processes=20), tmp_path / "pids")
     argv = json.loads((tmp_path / "kernels" / sandbox.KERNEL_NAME / "kernel.json").read_text())["argv"]
-    wanted = "on" if AS_ROOT and not sandbox.pids_cgroup_problem() else "off"
-    assert argv[argv.index("--pids-cgroup") + 1] == wanted
+    wanted = "on" if AS_ROOT and not cgroups.problem() else "off"
+    assert argv[argv.index("--cgroup") + 1] == wanted
     assert argv[argv.index("--processes") + 1] == "20"
 
 
-def test_a_pids_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path, monkeypatch):
+def test_a_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path):
     """No cgroup file system (a container, another user): the kernel still starts, with a note why."""
     code = "print('ran')"
     proc = subprocess.run([sys.executable, "-c",
-                           "import sys, autograder.sandbox as s\n"
-                           "s._pids_roots = lambda: []\n"
+                           "import sys, autograder.cgroups as c, autograder.sandbox as s\n"
+                           "c.parents = lambda: {}\n"
                            "s.main(sys.argv[1:])\n",
-                           "--memory-mb", "2048", "--processes", "20", "--file-mb", "7", "--isolate", "off",
-                           "--pids-cgroup", "on", "--pid-dir", str(tmp_path), "--kernel-dir", str(tmp_path),
+                           "--memory-mb", "2048", "--processes", "20", "--file-mb", "7",
+                           "--isolate", "off" if sandbox.isolation_problem() else "on",
+                           "--cgroup", "on", "--pid-dir", str(tmp_path), "--kernel-dir", str(tmp_path / "k"),
                            "--", sys.executable, "-c", code],
                           capture_output=True, text=True, timeout=60)
     assert proc.stdout.strip() == "ran", proc.stderr[-2000:]
     if AS_ROOT:
-        assert "no pids cgroup" in proc.stderr
+        assert "no cgroup limit for memory" in proc.stderr
     [pid_file] = tmp_path.glob("kernel-*.pid")
-    assert pid_file.read_text().splitlines() == [str(tmp_path.resolve())]
+    assert pid_file.read_text().splitlines() == [str((tmp_path / "k").resolve())]

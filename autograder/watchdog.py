@@ -1,0 +1,92 @@
+"""The grader's watch over one submission's kernel: wall time, CPU time, memory, disk and output.
+
+A :class:`Watchdog` thread runs beside the grading of one submission. It stops the kernel (and everything it
+started) when the submission runs past its wall time, when its cgroup has used its CPU budget (as root: the
+whole tree's CPU time, read from the cgroup), when the kernel's folder holds more than its disk allowance
+(where the kernel is not isolated; an isolated kernel's home is a tmpfs of that size), and when the kernel
+has sent the grader more bytes than it may (:meth:`received`, called by the grader's side of every channel).
+:meth:`why` says, in the student's words, why the kernel stopped: the reason the watchdog stopped it, or
+what the kernel's cgroup saw (killed for memory, its CPU time used up).
+"""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import Callable
+
+from . import cgroups
+
+
+def folder_bytes(folder: Path) -> int:
+    """What the files under ``folder`` occupy on disk (links not followed)."""
+    total = 0
+    for root, _, files in os.walk(folder):
+        for name in files:
+            try:
+                total += os.lstat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                continue
+    return total
+
+
+class Watchdog(threading.Thread):
+    """Stops a submission's kernel past its wall time, CPU time, disk or output allowance (see the module)."""
+
+    def __init__(self, *, wall_seconds: float, cpu_seconds: float, disk_mb: int, output_mb: int,
+                 disk_folder: Path | None, cgroup: Callable[[], cgroups.KernelCgroup | None], stop: Callable[[], object]):
+        super().__init__(daemon=True)
+        self.deadline = time.monotonic() + wall_seconds
+        self.wall_seconds, self.cpu_seconds = wall_seconds, cpu_seconds
+        self.disk_mb, self.output_mb = disk_mb, output_mb
+        self.disk_folder, self.cgroup, self.stop_kernel = disk_folder, cgroup, stop
+        self.done = threading.Event()
+        self.reason = ""
+        self.bytes_received = 0
+        self._lock = threading.Lock()
+
+    def run(self) -> None:
+        while not self.done.wait(0.5):
+            if time.monotonic() > self.deadline:
+                self._stop("wall")
+            elif self.disk_folder is not None and folder_bytes(self.disk_folder) > self.disk_mb << 20:
+                self._stop("disk")
+            else:
+                cgroup = self.cgroup()
+                if cgroup is not None and cgroup.cpu_seconds() > self.cpu_seconds:
+                    self._stop("cpu")
+            if self.reason:
+                return
+
+    def received(self, nbytes: int) -> None:
+        """Count bytes the kernel sent the grader; past the allowance the kernel is stopped."""
+        with self._lock:
+            self.bytes_received += nbytes
+            over = self.bytes_received > self.output_mb << 20
+        if over and not self.reason:
+            self._stop("output")
+
+    def _stop(self, reason: str) -> None:
+        with self._lock:
+            if self.reason:
+                return
+            self.reason = reason
+        self.stop_kernel()
+
+    def why(self) -> str:
+        """Why the kernel stopped, as the student reads it ('' when nothing here knows)."""
+        if not self.reason:
+            cgroup = self.cgroup()
+            if cgroup is not None and cgroup.killed_for_memory():
+                self.reason = "memory"
+            elif cgroup is not None and cgroup.cpu_seconds() > self.cpu_seconds - 1:
+                self.reason = "cpu"
+        return {
+            "wall": f"the notebook ran longer than the {self.wall_seconds:g} s allowed for a whole submission",
+            "cpu": f"stopped at the CPU-time limit ({self.cpu_seconds:g} s)",
+            "memory": "stopped at the memory limit: the notebook's processes, files in its folders and shared "
+                      "memory together used more than allowed",
+            "disk": f"the notebook wrote more than the {self.disk_mb} MB of files allowed",
+            "output": f"the notebook sent the grader more than the {self.output_mb} MB of output allowed",
+        }.get(self.reason, "")
