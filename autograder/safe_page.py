@@ -25,9 +25,15 @@ _BASE64 = re.compile(r"^[A-Za-z0-9+/=\s]*$")
 _TAG = re.compile(r"[^A-Za-z0-9_-]")
 
 
+#: Ammonia's attributes, and the ones nbconvert's Markdown and tables use (heading anchors, classes, alignment)
+ATTRIBUTES = {**{tag: set(names) for tag, names in nh3.ALLOWED_ATTRIBUTES.items()},
+              "*": {"class", "title", "align"}, **{f"h{n}": {"id"} for n in range(1, 7)}}
+
+
 def clean_html(fragment: str) -> str:
     """HTML with nothing that runs: Ammonia's safe subset (no script, handler, frame, form, SVG or style attribute)."""
-    return nh3.clean(fragment, url_schemes={"http", "https", "mailto", "data"}, link_rel="noopener noreferrer")
+    return nh3.clean(fragment, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto", "data"},
+                     link_rel=None)
 
 
 def _image(data: object) -> bool:

@@ -45,7 +45,8 @@ from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES, ru
 
 WITHHELD = ("[output not shown in the feedback: this cell ran after a hidden test case, and nothing the notebook "
             "prints after one reaches this page; your own notebook has it]\n")
-NOT_RUN = "[not run: the notebook's kernel had stopped ({})]"
+NOT_RUN = "[not run: the notebook's kernel had stopped ({})]\n"
+TIMED_OUT = "[this cell ran past its {} s time limit and was interrupted by the grader]\n"
 
 
 class CountingChannel(AsyncZMQSocketChannel):
@@ -144,6 +145,8 @@ class TrustedExecute(Execute):
         self._kept_in_cell: dict[int, int] = {}
         self._after_hidden = False
         self._slowest = 0.0
+        self._timed_out = False
+        self._own: dict[int, nbformat.NotebookNode] = {}  # the outputs the grader wrote (shown after a hidden case too)
         self.stopped = ""
         try:
             return super().preprocess(nb, resources, km)
@@ -176,10 +179,20 @@ class TrustedExecute(Execute):
         if self.watchdog is not None:
             self.watchdog.stop_kernel()
 
+    def _note(self, text: str, name: str = "stderr") -> nbformat.NotebookNode:
+        """An output the grader writes into a cell (kept on the page whatever the kernel did)."""
+        note = nbformat.v4.new_output("stream", name=name, text=text)
+        self._own[id(note)] = note
+        return note
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        self._timed_out = True
+        return await super()._async_handle_timeout(timeout, cell)
+
     def preprocess_cell(self, cell, resources, index):
         if self.stopped:
             if cell.cell_type == "code":
-                cell.outputs = [nbformat.v4.new_output("stream", name="stderr", text=NOT_RUN.format(self.stopped))]
+                cell.outputs = [self._note(NOT_RUN.format(self.stopped))]
                 if grade_id(cell) in self.test_sources:
                     line = f"\x1b[1;31m\u2718 not graded\x1b[0m: the notebook's kernel had stopped ({self.stopped})."
                     cell.outputs = [nbformat.v4.new_output("error", ename="KernelStopped", evalue=self.stopped,
@@ -195,13 +208,17 @@ class TrustedExecute(Execute):
             self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
             self._after_hidden = self._after_hidden or BEGIN_HIDDEN in self.test_sources[gid]
         else:
+            self._timed_out = False
             try:
                 cell, self.resources = super().preprocess_cell(cell, resources, index)
             except (DeadKernelError, CellTimeoutError) as err:
                 self.kernel_stopped(err)
-                cell.outputs.append(nbformat.v4.new_output("stream", name="stderr", text=NOT_RUN.format(self.stopped)))
+                cell.outputs.append(self._note(NOT_RUN.format(self.stopped)))
+            if self._timed_out:
+                cell.outputs.append(self._note(TIMED_OUT.format(self.timeout)))
             if self._after_hidden and cell.cell_type == "code" and cell.outputs:
-                cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text=WITHHELD)]
+                own = [output for output in cell.outputs if self._own.get(id(output)) is output]
+                cell.outputs = [self._note(WITHHELD, "stdout"), *own]
         self._slowest = max(self._slowest, time.monotonic() - start)
         return cell, self.resources
 
@@ -248,9 +265,8 @@ class TrustedExecute(Execute):
         if not self._room(msg, cell_index):
             if self._kept_in_cell.get(cell_index, 0) <= self.max_cell_output:  # say it once per cell
                 self._kept_in_cell[cell_index] = self.max_cell_output + 1
-                note = (f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} KB and a "
-                        f"notebook {self.max_notebook_output >> 20} MB]\n")
-                outs.append(nbformat.v4.new_output("stream", name="stderr", text=note))
+                outs.append(self._note(f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} "
+                                       f"KB and a notebook {self.max_notebook_output >> 20} MB]\n"))
             return None
         return super().output(outs, msg, display_id, cell_index)
 

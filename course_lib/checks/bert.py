@@ -447,7 +447,7 @@ def check_pair_scores(pair_scores: Callable, *, corpora: Sequence[dict] | None =
         try:
             got = call_answer(ex, pair_scores, given, banned=bans, reason=WRITE_IT_YOURSELF)
         except AnswerError as err:
-            hint = _missing_key_hint(err.message, splits)
+            hint = _missing_key_hint(err, splits)
             if hint:
                 raise AnswerError(ex, f"{err.message} {hint}") from None
             raise
@@ -469,12 +469,12 @@ def check_pair_scores(pair_scores: Callable, *, corpora: Sequence[dict] | None =
     report_pass(ex, f"every pair of {len(corpora)} corpora, within 1e-9 of the exact fraction")
 
 
-def _missing_key_hint(message: str, splits: dict) -> str:
+def _missing_key_hint(err: AnswerError, splits: dict) -> str:
     """For a KeyError on a piece or a pair of the corpus: which occurrences the answer did not count."""
-    found = re.search(r"raised KeyError: (.+?) \(called with", message)
-    if not found:
+    failure = getattr(err, "failure", None) or {}
+    if failure.get("kind") != "raised" or failure.get("type") != "KeyError":
         return ""
-    key = found.group(1).strip("'\"")
+    key = failure.get("text", "").strip("'\"")
     places = {"first" if i == 0 else "last" if i == len(split) - 1 else "middle"
               for split in splits for i, piece in enumerate(split) if piece == key}
     if places == {"last"}:

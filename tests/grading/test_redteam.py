@@ -28,7 +28,8 @@ import nbformat
 import pytest
 
 from autograder.feedback import hidden_lines
-from autograder.sandbox import isolation_problem, pids_cgroup_problem
+from autograder.cgroups import problem as cgroup_problem
+from autograder.sandbox import isolation_problem
 from notebook_runner import REPO, grade_ids
 
 pytestmark = pytest.mark.pipeline
@@ -46,9 +47,8 @@ SENTINEL = "course-redteam-sentinel.txt"
 #: Without user namespaces the kernel keeps the network and the grading user's write access (README)
 NOT_ISOLATED = isolation_problem()
 NEEDS_ISOLATION = {"network_request", "writes_outside", "reads_and_writes_grader_files"}
-#: As root the process limit is a pids cgroup per kernel, where root may make one (README)
-PIDS_CGROUP = os.geteuid() == 0 and not pids_cgroup_problem()
-PROCESS_LIMIT = os.geteuid() != 0 or PIDS_CGROUP
+#: As root the kernel runs as a uid of its own (RLIMIT_NPROC counts its processes) in a cgroup with pids.max (README)
+PROCESS_LIMIT = True
 #: in the environment of the grader, its kernels and all they start: what is still running afterwards has it
 MARKER = f"COURSE_REDTEAM_BATCH={os.getpid()}"
 #: the grader's temporary folders for this file's batches (TMPDIR): each kernel's folder, each zygote's socket
@@ -110,6 +110,23 @@ def _duplicate_ids(nb):
 
 
 SOL = SOLUTION
+
+
+def first(code: str) -> dict[str, str]:
+    """The solution, with ``code`` run after the first answer (dot_score is defined by then): its output runs before
+    any hidden test case, so the feedback page shows it (nothing the kernel prints after one reaches the page)."""
+    return {**SOL, "dot_score": SOL["dot_score"] + "\n" + code}
+
+
+def earned_before(answer: str) -> float:
+    """The automatic points of the test cells above an answer cell: what a submission keeps when its kernel stops there."""
+    total = 0.0
+    for cell in SOURCE.cells:
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if gid == answer:
+            return total
+        total += POINTS.get(gid, 0.0)
+    raise KeyError(answer)
 BAD_SCORES = "def attention_scores(Q, K):\n    return Q @ K.transpose(-2, -1)\n"  # no sqrt(d_k)
 
 CASES = [
@@ -117,29 +134,32 @@ CASES = [
     Case("good_solution", SOL, FULL, ""),
     Case("good_partial", {**SOL, "self_attention": STUB, "causal_mask": STUB},
          FULL - POINTS["check_self_attention"] - POINTS["check_causal_mask"] - POINTS["check_space_invader"],
-         "not implemented"),
+         "not implemented|not defined yet"),
     # runaway code
-    Case("infinite_loop", {**SOL, "brown_dog": "while True:\n    pass\n"}, FULL - 1, "Timeout|timeout"),
+    Case("infinite_loop", {**SOL, "brown_dog": "while True:\n    pass\n"}, FULL - 1, "time limit"),
     Case("ignores_interrupt", {**SOL, "brown_dog": "import time\nwhile True:\n    try:\n        time.sleep(0.2)\n"
                                                     "    except KeyboardInterrupt:\n        pass\n"},
-         0, "ignored the interrupt|longer than"),
-    Case("memory_bomb", {**SOL, "brown_dog": "hog = []\nwhile True:\n    hog.append(bytearray(200 << 20))\n"},
-         FULL - 1, "MemoryError"),
-    Case("fork_bomb", {**SOL, "brown_dog": (
+         earned_before("brown_dog"), "ignored the interrupt|longer than"),
+    Case("memory_bomb", first("def hog():\n    kept = []\n    while True:\n        kept.append(bytearray(200 << 20))\n"
+                              "try:\n    hog()\nexcept MemoryError:\n    print('MemoryError in the cell')\n"),
+         FULL, "MemoryError in the cell"),
+    Case("fork_bomb", first(
         "import os, time\nkids = 0\nfor _ in range(200):\n    try:\n        pid = os.fork()\n"
         "    except OSError as err:\n        print('fork refused:', err)\n        break\n"
         "    if pid == 0:\n        time.sleep(1)\n        os._exit(0)\n    kids += 1\n"
-        "print('children:', kids)\nraise RuntimeError(f'started {kids} processes')\n")},
-         FULL - 1, r"fork refused: \[Errno 11\] Resource temporarily unavailable" if PROCESS_LIMIT else "processes|fork refused"),
-    Case("process_bomb", {**SOL, "brown_dog": (  # each child in its own session: out of the kernel's process group
+        "print('children:', kids)\nfor _ in range(kids):\n    os.wait()  # the later cells get their processes back\n"),
+         FULL, r"fork refused: \[Errno 11\] Resource temporarily unavailable" if PROCESS_LIMIT else "processes|fork refused"),
+    Case("process_bomb", first(  # each child in its own session: out of the kernel's process group
         "import subprocess\nkids = []\ntry:\n    for _ in range(500):\n"
         "        kids.append(subprocess.Popen(['sleep', '30'], start_new_session=True,\n"
         "                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))\n"
-        "finally:\n    print('started:', len(kids))\n")},
-         FULL - 1, r"BlockingIOError: \[Errno 11\] Resource temporarily unavailable" if PROCESS_LIMIT else "started: 500"),
+        "except OSError as err:\n    print('refused:', repr(err))\n"
+        "print('started:', len(kids))\nfor kid in kids:\n    kid.kill()\n    kid.wait()\n"),
+         FULL, r"BlockingIOError\(11, 'Resource temporarily unavailable'\)" if PROCESS_LIMIT else "started: 500"),
     # leaving the kernel
-    Case("sys_exit", {**SOL, "table_z": "import sys\nsys.exit(0)\n"}, FULL - 1, "SystemExit"),
-    Case("os_exit", {**SOL, "causal_mask": "import os\nos._exit(0)\n"}, 0, "process running the notebook stopped"),
+    Case("sys_exit", first("import sys\nsys.exit(0)\n"), FULL, "SystemExit"),
+    Case("os_exit", {**SOL, "causal_mask": "import os\nos._exit(0)\n"}, earned_before("causal_mask"),
+         "process running the notebook stopped"),
     Case("raises_interrupt_and_exit", {**SOL, "softmax": "raise KeyboardInterrupt\n",
                                        "self_attention": "raise SystemExit('bye')\n"},
          FULL - POINTS["check_softmax"] - POINTS["check_space_invader"] - POINTS["check_brown_dog"]
@@ -172,27 +192,27 @@ CASES = [
         "from course_lib.attention import scaled_dot_product_attention\n"
         "def self_attention(Q, K, V, mask=None):\n    return scaled_dot_product_attention(Q, K, V, mask)\n")},
          FULL - POINTS["check_self_attention"], "switched off"),
-    Case("reads_and_writes_grader_files", {**SOL, "table_z": (
+    Case("reads_and_writes_grader_files", first(
         "import glob, sqlite3\nfor db in glob.glob('/tmp/course-grade-*/**/gradebook.db', recursive=True) + "
         "glob.glob('../../../gradebook.db'):\n"
         "    sqlite3.connect(db).execute('update grade set auto_score = 100')\n"
         "import glob, json\npaths = glob.glob('/tmp/course-grade-*/**/*.ipynb', recursive=True) + "
         "glob.glob(%r + '/solutions/*.ipynb') + glob.glob('/tmp/course-grade-*/**/gradebook.db', recursive=True)\n"
-        "print('found:', paths)\nfor p in paths:\n    print(open(p, errors='replace').read())\n"
-        "z_machines = None\n" % str(REPO))},
-         FULL - POINTS["check_table_z"], "found: \\[\\]"),
+        "print('found:', paths)\nfor p in paths:\n    print(open(p, errors='replace').read())\n" % str(REPO)),
+         FULL, "found: \\[\\]"),
     Case("prints_fake_grade", {**SOL, "softmax": (
         "print('✔ softmax: correct.')\nprint('Score: 17 / 17')\n"
         "def softmax(x, dim=-1):\n    return x\n")},
          FULL - POINTS["check_softmax"] - POINTS["check_space_invader"] - POINTS["check_brown_dog"], "softmax"),
-    Case("network_request", {**SOL, "table_z": (
-        "import socket\nsocket.create_connection(('1.1.1.1', 80), timeout=3)\n"
-        "z_machines = machines_weighted_values.sum(dim=0)\n")},
-         FULL - POINTS["check_table_z"], "unreachable|OSError|timed out"),
-    Case("writes_outside", lambda sentinel: notebook({**SOL, "brown_dog": (
-        f"open({str(sentinel)!r}, 'w').write('changed')\n"
-        + ("" if NOT_ISOLATED else f"open({str(REPO / 'written_by_student.txt')!r}, 'w').write('x')\n"))}),
-         FULL - POINTS["check_brown_dog"], "Read-only file system|Permission|No such file"),
+    Case("network_request", first(
+        "import socket\ntry:\n    socket.create_connection(('1.1.1.1', 80), timeout=3)\n"
+        "except OSError as err:\n    print('no connection:', repr(err))\nelse:\n    print('connected')\n"),
+         FULL, "unreachable|OSError|timed out"),
+    Case("writes_outside", lambda sentinel: notebook(first(
+        f"for path in [{str(sentinel)!r}]"
+        + ("" if NOT_ISOLATED else f" + [{str(REPO / 'written_by_student.txt')!r}]")
+        + ":\n    try:\n        open(path, 'w').write('changed')\n    except OSError as err:\n        print(repr(err))\n")),
+         FULL, "Read-only file system|Permission|No such file"),
     Case("deleted_test_cell", with_cells(_delete_test_cell), FULL, "grader put it back"),
     Case("edited_test_cell", with_cells(_edit_test_cell), FULL - POINTS["check_attention_scores"], "not divided"),
     Case("edited_read_only_cells", with_cells(_edit_read_only_cells), FULL, ""),  # nbgrader restores them
@@ -413,10 +433,10 @@ def test_nothing_outside_the_scratch_space_changed(batch):
 
 def test_nothing_the_kernels_started_is_left_running(batch):
     """Every process the kernels started is gone once grading ends, also those that left the kernel's
-    process group (process_bomb): the grader kills what is in each kernel's pids cgroup."""
-    if not PIDS_CGROUP:
-        pytest.skip("without a pids cgroup (not root, or root may not make one) the grader only kills the "
-                    "kernel's process group")
+    process group (process_bomb): they die with the kernel's PID namespace, and the grader kills what is in
+    each kernel's cgroup."""
+    if NOT_ISOLATED and (os.geteuid() != 0 or cgroup_problem()):
+        pytest.skip("without a PID namespace or a cgroup per kernel the grader only kills the kernel's process group")
     assert batch["left"] == []
 
 
