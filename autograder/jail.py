@@ -68,7 +68,7 @@ KERNEL_HOSTNAME = "grading"
 JAIL_HOME = "/home/student"
 FORWARDED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 
-_PR_SET_PDEATHSIG, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 24, 38, 47
+_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_CAPBSET_DROP, _PR_SET_NO_NEW_PRIVS, _PR_CAP_AMBIENT = 1, 4, 24, 38, 47
 _PR_CAP_AMBIENT_CLEAR_ALL = 4
 _SYS_CAPSET = {"x86_64": 126, "aarch64": 91}
 
@@ -370,8 +370,13 @@ def _drop_privileges(plan: Plan) -> None:
                 break  # past the last capability this kernel knows
         _libc.prctl(_PR_CAP_AMBIENT, ctypes.c_ulong(_PR_CAP_AMBIENT_CLEAR_ALL), 0, 0, 0)
         if target != 0:
-            os.setresgid(target, target, target)
+            # with an account's subordinate uid the kernel keeps the account's group, so that the grader (not root)
+            # may connect to the sockets the kernel binds (group-writable); root connects to any socket
+            group = 0 if who.helper else target
+            os.setresgid(group, group, group)
             os.setresuid(target, target, target)
+            if who.helper:
+                os.umask(0o002)
     _clear_capabilities()
     if plan.own_output:
         _redirect_output(plan.home)
@@ -381,6 +386,7 @@ def _drop_privileges(plan: Plan) -> None:
     if pyseccomp is not None:
         syscall_filter().load()
     die_with_parent()  # a change of uid clears it
+    _prctl(_PR_SET_DUMPABLE, 1)  # and makes the process undumpable: its /proc files would not be its own (exec resets it)
     sys.stdout.flush()
 
 
