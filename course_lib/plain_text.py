@@ -33,9 +33,9 @@ def csv_cell(value: object) -> object:
 
 
 def markdown_cell(text: object, limit: int = 300) -> str:
-    """Text for a Markdown table cell or list item: one line, HTML and Markdown's own characters escaped."""
+    """Text for a Markdown table cell or list item: one line, HTML escaped, and no link, image, code span or column."""
     escaped = html.escape(one_line(text, limit), quote=True)
-    return re.sub(r"([\\`*_{}\[\]()#+!|<>~])", r"\\\1", escaped)
+    return re.sub(r"([\\`\[\]|])", r"\\\1", escaped)
 
 
 def quoted(text: object, limit: int = 200) -> str:

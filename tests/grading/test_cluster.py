@@ -185,7 +185,7 @@ def rows(out: Path) -> dict[str, dict]:
 
 def results(out: Path) -> dict[str, dict]:
     """results.json by student, without the seconds (which differ from run to run)."""
-    return {r["student_id"]: {k: v for k, v in r.items() if k != "seconds"}
+    return {r["student_id"]: {k: v for k, v in r.items() if k not in ("seconds", "slowest_cell")}
             for r in json.loads((out / "results.json").read_text(encoding="utf-8"))}
 
 
