@@ -214,6 +214,7 @@ class TrustedExecute(Execute):
             except (DeadKernelError, CellTimeoutError) as err:
                 self.kernel_stopped(err)
                 cell.outputs.append(self._note(NOT_RUN.format(self.stopped)))
+                cell.execution_count = None  # whether its number arrived before the kernel stopped is a matter of timing
             if self._timed_out:
                 cell.outputs.append(self._note(TIMED_OUT.format(self.timeout)))
             if self._after_hidden and cell.cell_type == "code" and cell.outputs:

@@ -1,0 +1,101 @@
+"""The white-box red team's attacks, graded as root and as an ordinary account: nothing may get out.
+
+``tests/redteam_whitebox/`` was written by a tester who read the grader (autograder/, course_lib's
+remote_answer, answer_wire, grading): host root through writable /proc/sys values, namespaces the kernel
+shares with the host (IPC, UTS, keyrings, cgroups), limits that sample instead of enforce, output the caps
+do not see, the grader writing into the kernel's folder, hidden cases read back, pages and files people open,
+and crashes that should cost one grade. Its runner plants canaries, grades one batch per notebook (05 and 01),
+looks at the host, the pages (in headless Chromium) and the files, puts back what changed, and says per
+attack ESCAPED or CONTAINED with the evidence.
+
+This test fails until the grader contains them all: ACCEPTED lists the escapes that are accepted by design
+(none yet).
+"""
+import json
+import os
+import pwd
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from autograder.sandbox import isolation_problem
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+pytestmark = [pytest.mark.pipeline, pytest.mark.slow,
+              pytest.mark.skipif(os.geteuid() != 0 or bool(isolation_problem()),
+                                 reason="the runner reads and restores host state as root and needs the isolated sandbox")]
+
+#: attacks that are not contained, by design, with the reason (README: "What is not contained"); none yet
+ACCEPTED: dict[str, str] = {}
+
+
+def _free_name(stem: str) -> str:
+    for n in range(100):
+        try:
+            pwd.getpwnam(f"{stem}{n}")
+        except KeyError:
+            return f"{stem}{n}"
+    raise RuntimeError(f"no free account name like {stem}N")
+
+
+def _unreadable_repository() -> str:
+    """'' when other users can read the repository's code and the venv, else why not."""
+    for path in (REPO / "autograder" / "grade.py", REPO / "course_lib" / "__init__.py",
+                 REPO / "notebooks" / "05_self_attention.ipynb", Path(sys.executable).parent / "nbgrader"):
+        if not path.exists():
+            continue
+        if not os.stat(path).st_mode & stat.S_IROTH:
+            return f"{path} is not readable by other users (use a world-readable checkout)"
+        for parent in path.parents:
+            if parent == REPO.parent:
+                break
+            if not os.stat(parent).st_mode & stat.S_IXOTH:
+                return f"{parent} cannot be entered by other users (use a world-readable checkout)"
+    return ""
+
+
+@pytest.fixture(params=["root", "account"])
+def grader(request):
+    """Who grades: root, or an unprivileged account made for the test (what the README recommends)."""
+    if request.param == "root":
+        yield ""
+        return
+    if shutil.which("useradd") is None or shutil.which("setpriv") is None:
+        pytest.skip("useradd and setpriv are needed to grade as an unprivileged account")
+    if _unreadable_repository():
+        pytest.skip(_unreadable_repository())
+    name = _free_name(f"rtw{os.getpid() % 10000}g")
+    subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
+                    "--user-group", "--no-log-init", name], check=True, capture_output=True, text=True)
+    try:
+        yield name
+    finally:
+        subprocess.run(["userdel", name], capture_output=True, text=True)
+
+
+def test_every_whitebox_attack_is_contained(grader):
+    out = Path(tempfile.mkdtemp(prefix="rtwb-"))  # not under pytest's 0700 folders: an account must reach it
+    out.chmod(0o755)
+    runner = [sys.executable, str(HERE / "run_attacks.py"), "--repo", str(REPO), "--out", str(out),
+              "--python", sys.executable]
+    if grader:  # the runner shows the account the interpreter's folder itself when it must (view_script)
+        runner += ["--as-user", grader]
+    try:
+        proc = subprocess.run(runner, capture_output=True, text=True, timeout=1500)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        verdicts = json.loads((out / "verdicts.json").read_text())
+        assert len(verdicts) >= 22
+        for notebook in ("05", "01"):  # the batch was graded, as this account
+            line = proc.stdout.split(f"controls {notebook}:", 1)[-1].splitlines()[0]
+            assert "blank 0.0, wrong answers 0.0" in line and "lost" not in line, line
+        escaped = {v["attack"]: v["evidence"] for v in verdicts if v["result"] != "CONTAINED"}
+        assert set(escaped) <= set(ACCEPTED), json.dumps(escaped, indent=1, ensure_ascii=False)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
