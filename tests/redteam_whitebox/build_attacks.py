@@ -1134,8 +1134,8 @@ _rt_flood()
 
 
 @attack("k02_cpu_limit_kill", "crash",
-        "two threads in torch matmul loops (the GIL released) burn CPU past --cpu-seconds while the main thread "
-        "returns: the kernel is killed by RLIMIT_CPU in the middle of the notebook",
+        "three threads in torch matmul loops (the GIL released) burn CPU past --cpu-seconds while later cells "
+        "wait: the kernel is killed by RLIMIT_CPU in the middle of the notebook",
         "a control lost its grade, or the reason is unreadable")
 def _(nb, cfg):
     code = r'''
@@ -1144,14 +1144,14 @@ def _rt_burn():
     a = torch.randn(400, 400)
     while True:
         a = torch.tanh(a @ a)
-for _i in range(2):
+for _i in range(3):
     threading.Thread(target=_rt_burn, daemon=True).start()
 _rt_res("burning", True)
 '''
-    wait = "time.sleep(6)\n_rt_res('cpu_seconds', round(time.process_time(), 1))\n"
-    return build_notebook(nb, **with_prelude("k02_cpu_limit_kill", cfg, suffix={
-        "table_scores": code, "table_scaled": wait, "table_weights": wait, "table_weighted": wait, "table_z": wait,
-        "causal_mask": wait}))
+    wait = "time.sleep(6.5)\n_rt_res('cpu_seconds', round(time.process_time(), 1))\n"
+    return build_notebook(nb, **with_prelude("k02_cpu_limit_kill", cfg, suffix=dict(
+        {g: wait for g in ("table_scaled", "table_weights", "table_weighted", "table_z", "causal_mask", "space_invader")},
+        table_scores=code)))
 
 
 @attack("k03_exit_inside_grader_call", "crash",

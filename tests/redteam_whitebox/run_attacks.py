@@ -30,7 +30,6 @@ What it does:
    then ``escaped: N of M``. OUT/verdicts.json holds the rows.
 """
 import argparse
-import base64
 import csv
 import ctypes
 import glob
@@ -883,9 +882,9 @@ def run(args, repo, out_root):
         # ---------------------------------------------------------- what no attack owns
         unattributed = []
         for k, (old, new) in sysctl_changed.items():
-            if not any(k in r["evidence"] for r in rows):
+            if not any(k.replace("/", ".") in r["evidence"] for r in rows):
                 unattributed.append("sysctl %s: %r -> %r" % (k, old.strip()[:60], (new or "").strip()[:60]))
-        for key, row in ipc_new.items():
+        for key in ipc_new:
             if key[1] >> 16 != RTWB_KEY_PREFIX:
                 unattributed.append("System V %s key %#x id %d left on the host" % (key[0], key[1], key[2]))
         if shm_new:
@@ -998,7 +997,7 @@ def specific(name, stem, r, rres, text, ev, info, s):
             ev.append("started %s processes (--processes %d) after writing pids.max=%s" % (
                 rres["forked"], PROCESSES, rres.get("pids_max_after", "?")))
     elif name.startswith("a06"):
-        for kid, desc in s["keys_new"].items():
+        for desc in s["keys_new"].values():
             if "rtwb-a06" in desc:
                 ev.append("a key it added is in the runner's session keyring: %s" % desc)
         if s["tokens"]["KEY"] in text and not any("keyring canary" in e for e in ev):
