@@ -29,7 +29,7 @@ import torch
 from nbformat import NotebookNode
 
 from course_lib.answer_wire import WireError
-from course_lib.grading import AnswerError, hidden_cases
+from course_lib.grading import AnswerError, hidden_cases, without_numbers
 from course_lib.plain_text import one_line
 from course_lib.remote_answer import Channel, KernelError, resolve
 
@@ -44,10 +44,6 @@ CHECKS_PACKAGE = "course_lib.checks."
 MAX_MESSAGE_BYTES = 32 << 20
 #: messages the grader's side of a channel holds before it drops (IOPub) or stops reading (the others)
 MAX_QUEUED_MESSAGES = 16
-
-
-def _render(err: AnswerError) -> str:
-    return err._render_traceback_()[0] if hasattr(err, "_render_traceback_") else f"\u2718 {err}"
 
 
 def _error_output(ename: str, evalue: str, line: str) -> NotebookNode:
@@ -77,31 +73,35 @@ def run_test_cell(source: str, checks_module: str, channel: Channel, label: str 
         raise ValueError(f"not a module of course checks: {checks_module}")
     namespace = {"__builtins__": builtins, "__name__": "__course_test__",
                  "checks": importlib.import_module(checks_module), "torch": torch}
-    printed = io.StringIO()
+    printed: list[tuple[bool, io.StringIO]] = [(False, io.StringIO())]  # what each part printed; hidden ones masked
     outputs: list[NotebookNode] = []
-    with contextlib.redirect_stdout(printed):
-        try:
+    hidden = False
+    try:
+        with contextlib.redirect_stdout(printed[-1][1]):
             names = _names_used(source)
             namespace.update(resolve(names, channel) if names else {})
-            _reseed()
-            for hidden, part in test_parts(source):
-                with hidden_cases() if hidden else contextlib.nullcontext():
-                    exec(compile(part, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
-        except AnswerError as err:
-            outputs.append(_error_output("AnswerError", err.message, _render(err)))
-        except NameError as err:
-            name = err.name or str(err)
-            line = (f"\x1b[1;31m\u2718 {name} is not defined yet\x1b[0m: run your answer cell above this one "
-                    "(after replacing `raise NotImplementedError()` with your code).")
-            outputs.append(_error_output("NameError", str(err), line))
-        except (KernelError, WireError) as err:
-            line = f"\x1b[1;31m\u2718 this check could not run\x1b[0m: {err}"
-            outputs.append(_error_output(type(err).__name__, str(err), line))
-        except Exception as err:  # what the notebook returned broke the check itself: no points, and why
-            said = one_line(err)
-            line = f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m ({type(err).__name__}: {said})."
-            outputs.append(_error_output(type(err).__name__, said, line))
-    text = printed.getvalue()
+        _reseed()
+        for hidden, part in test_parts(source):
+            printed.append((hidden, io.StringIO()))
+            with contextlib.redirect_stdout(printed[-1][1]), hidden_cases() if hidden else contextlib.nullcontext():
+                exec(compile(part, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
+        hidden = False
+    except AnswerError as err:  # in a hidden case, no number: it could carry the case (a shape, a sum, an offset)
+        message = without_numbers(err.message) if hidden else err.message
+        outputs.append(_error_output("AnswerError", message, f"\x1b[1;31m\u2718 {err.exercise}\x1b[0m: {message}"))
+    except NameError as err:
+        name = err.name or str(err)
+        line = (f"\x1b[1;31m\u2718 {name} is not defined yet\x1b[0m: run your answer cell above this one "
+                "(after replacing `raise NotImplementedError()` with your code).")
+        outputs.append(_error_output("NameError", str(err), line))
+    except (KernelError, WireError) as err:
+        line = f"\x1b[1;31m\u2718 this check could not run\x1b[0m: {err}"
+        outputs.append(_error_output(type(err).__name__, str(err), line))
+    except Exception as err:  # what the notebook returned broke the check itself: no points, and why
+        said = without_numbers(one_line(err)) if hidden else one_line(err)
+        line = f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m ({type(err).__name__}: {said})."
+        outputs.append(_error_output(type(err).__name__, said, line))
+    text = "".join(without_numbers(out.getvalue()) if was_hidden else out.getvalue() for was_hidden, out in printed)
     return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + outputs
 
 

@@ -40,4 +40,5 @@ def markdown_cell(text: object, limit: int = 300) -> str:
 
 def quoted(text: object, limit: int = 200) -> str:
     """A student's text inside a grader's sentence: on one line, in guillemets, so that it reads as a quotation."""
-    return "\u00ab" + one_line(text, limit) + "\u00bb"
+    inner = one_line(text, limit).replace("\u00ab", "\u2039").replace("\u00bb", "\u203a")  # it cannot close the quote
+    return "\u00ab" + inner + "\u00bb"

@@ -35,6 +35,7 @@ import ctypes
 import glob
 import hashlib
 import html
+import html.parser
 import http.server
 import json
 import os
@@ -70,6 +71,30 @@ UNREADABLE = re.compile(r"NbGraderException|Traceback|BrokenProcessPool|grader f
 KEYCTL, ADD_KEY = 250, 248
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
+
+
+class _Anchors(html.parser.HTMLParser):
+    """The href of every real <a> element of a page (text that only looks like a tag, escaped, is not one)."""
+
+    def __init__(self):
+        super().__init__()
+        self.hrefs = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "a":
+            self.hrefs += [value or "" for key, value in attrs if key == "href"]
+
+
+def javascript_links(raw):
+    """How many real links of the page run code when clicked (href="javascript:...")."""
+    parser = _Anchors()
+    parser.feed(raw)
+    return sum(href.strip().lower().startswith("javascript:") for href in parser.hrefs)
+
+
+def unquoted(text):
+    """``text`` without what the grader quotes as the student's own words (between \u00ab and \u00bb)."""
+    return re.sub("\u00ab[^\u00bb]*\u00bb", "", text)
 
 
 def log(msg):
@@ -858,7 +883,7 @@ def run(args, repo, out_root):
                         if live:  # not opened in a browser: what would run, read from the HTML
                             ev.append("%d payload(s) left executable in the page (%s; not run: %s)" % (
                                 len(live), re.search(r"RTWB-XSS-[\w-]+", live[0]).group(0), err))
-                    js_links = len(re.findall(r"""href\s*=\s*["']?\s*javascript:""", raw, re.I))
+                    js_links = javascript_links(raw)
                     if js_links:
                         ev.append("%d javascript: link(s) kept in the page (run on a click)" % js_links)
                 rres = {k: v for k, v in re.findall(r"RT-RESULT\[([^\]]+)\]=([^\n<]*)", text) if "%" not in k}
@@ -1083,7 +1108,9 @@ def specific(name, stem, r, rres, text, ev, info, s):
             if fr:
                 ev.append("report.md shows %s" % ", ".join(fr[:4]))
         else:
-            if "RTWB-FAKE" in failures or any(f.startswith("\u2714") for f in (s["results"].get(
+            # the issue: "a student's exception text is quoted as data": its text may appear inside the grader's
+            # quotation marks, never as the verdict itself (outside them, or as a pass)
+            if "RTWB-FAKE" in unquoted(failures) or any(f.startswith("\u2714") for f in (s["results"].get(
                     (s["nbk"], stem)) or {}).get("failures", {}).values()):
                 ev.append("its own text is the verdict in results.json: %r" % failures[:80])
             for label, md in (("report.md", s["report_md"]), ("report.md of a class of x05 alone", s["report_x05"])):
@@ -1092,7 +1119,7 @@ def specific(name, stem, r, rres, text, ev, info, s):
                     ev.append("%s carries its terminal escapes (ESC/BEL)" % label)
                 if re.search(r"<(img|b)\b", lines):
                     ev.append("%s carries its raw HTML" % label)
-                if "RTWB-FAKE" in lines and not re.search("[\x1b\x07]", lines):
+                if "RTWB-FAKE" in unquoted(lines) and not re.search("[\x1b\x07]", lines):
                     ev.append("%s shows its forged verdict" % label)
     if name.startswith("x04"):
         bad = [row[0] for rows in s["rows_csv"].values() for row in rows if row and row[0][:1] in "=+-@\t\r"]
