@@ -481,7 +481,7 @@ def grade(
         else:
             pool = LocalPool(jobs, (str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
         with pool:
-            if limits.wall_seconds is None or limits.cell_timeout is None:
+            if usable and (limits.wall_seconds is None or limits.cell_timeout is None):
                 limits = _calibrate(pool, batch, template, work, limits, isolated, progress)
             for student_id, path in usable.items():
                 while len(pending) >= 2 * pool.capacity():
