@@ -52,7 +52,8 @@ def grade_batch(nb: Notebook, tmp: Path):
         batch[f"wrong_{wrong.name}"] = {**nb.solution, wrong.cell: wrong.source}
     for style, answers in nb.answers.ALTERNATIVES.items():
         batch[f"alt_{style}"] = {**nb.solution, **answers}
-    batch["infinite_loop"] = {**nb.solution, nb.answers.LOOP[0]: "while True:\n    pass\n"}
+    # a loop that never ends (sleeping, so that it leaves the core to the rest of the suite while it waits for its limit)
+    batch["infinite_loop"] = {**nb.solution, nb.answers.LOOP[0]: "import time\nwhile True:\n    time.sleep(0.05)\n"}
     for student, answers in batch.items():
         nbformat.write(nb.submission(answers), subs / f"{student}.ipynb")
     (subs / "broken.ipynb").write_text('{"cells": [', encoding="utf-8")
