@@ -38,12 +38,15 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import functools
 import os
 import pwd
 import shutil
 import signal
 import socket
 import subprocess
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -89,14 +92,6 @@ class Identity:
         """True when the kernel's uid on the host is not the grader's."""
         return self.host_id != self.grader_id
 
-    def describe(self) -> str:
-        if self.grader_id == 0:
-            return f"the kernel runs as uid {self.host_id}, which owns nothing on this machine"
-        if self.own_uid:
-            return f"the kernel runs as subordinate uid {self.host_id} of this account (/etc/subuid)"
-        return ("the kernel runs as this account's own uid (no subordinate uids: /etc/subuid has no range for it, "
-                "or newuidmap is not installed), with no capability")
-
 
 def _subordinate(path: str, user: str, uid: int) -> tuple[int, int] | None:
     """(start, count) of the account's first range in /etc/subuid or /etc/subgid."""
@@ -126,23 +121,79 @@ def unreachable_python() -> str:
     return ""
 
 
-def identity(slot: int, isolate: bool = True) -> Identity:
-    """The kernel's identity for the sandbox whose pid is ``slot`` (kernels of one batch get different ids)."""
+def _subordinate_identity(slot: int) -> Identity | None:
+    """An ordinary account's identity for a kernel from its subordinate ids, where it has them and newuidmap."""
+    uid, gid = os.getuid(), os.getgid()
+    if not (shutil.which("newuidmap") and shutil.which("newgidmap")):
+        return None
+    try:
+        user = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = str(uid)
+    subuid, subgid = _subordinate("/etc/subuid", user, uid), _subordinate("/etc/subgid", user, gid)
+    if not (subuid and subgid):
+        return None
+    own_uid = subuid[0] + 1 + slot % (subuid[1] - 1)
+    own_gid = subgid[0] + 1 + slot % (subgid[1] - 1)
+    return Identity(1, own_uid, f"0 {uid} 1\n1 {own_uid} 1", f"0 {gid} 1\n1 {own_gid} 1", True, uid)
+
+
+def identity(slot: int, isolate: bool = True, subordinate: bool = True) -> Identity:
+    """The kernel's identity for the sandbox whose pid is ``slot`` (kernels of one batch get different ids).
+
+    ``subordinate``: an ordinary account's kernels may take its subordinate ids (:func:`subordinate_problem`).
+    """
     uid, gid = os.getuid(), os.getgid()
     if os.geteuid() == 0:
         own = KERNEL_UID_BASE + slot
         return Identity(1, own, f"0 0 1\n1 {own} 1", f"0 0 1\n1 {own} 1", False, 0)
-    if isolate and shutil.which("newuidmap") and shutil.which("newgidmap"):
+    chosen = _subordinate_identity(slot) if isolate and subordinate else None
+    return chosen or Identity(0, uid, f"0 {uid} 1", f"0 {gid} 1", False, uid)
+
+
+def try_subordinate_ids() -> str:
+    """'' when this account's kernels can take its subordinate ids here, else why not (tries once, for real)."""
+    if os.geteuid() == 0:
+        return "root gives kernels a uid of their own"
+    who = _subordinate_identity(0)
+    if who is None:
+        return "no subordinate uids (no range in /etc/subuid, or newuidmap is not installed)"
+    ready_r, ready_w = os.pipe()
+    child = os.fork()
+    if child == 0:  # a user namespace, held until the maps are written (or not)
+        os.close(ready_r)
+        code = 0
         try:
-            user = pwd.getpwuid(uid).pw_name
-        except KeyError:
-            user = str(uid)
-        subuid, subgid = _subordinate("/etc/subuid", user, uid), _subordinate("/etc/subgid", user, gid)
-        if subuid and subgid:
-            own_uid = subuid[0] + 1 + slot % (subuid[1] - 1)
-            own_gid = subgid[0] + 1 + slot % (subgid[1] - 1)
-            return Identity(1, own_uid, f"0 {uid} 1\n1 {own_uid} 1", f"0 {gid} 1\n1 {own_gid} 1", True, uid)
-    return Identity(0, uid, f"0 {uid} 1", f"0 {gid} 1", False, uid)
+            _unshare(CLONE_NEWUSER)
+        except OSError:
+            code = 1
+        os.write(ready_w, b"u")
+        time.sleep(5)
+        os._exit(code)
+    os.close(ready_w)
+    try:
+        os.read(ready_r, 1)
+        _write_maps(child, who)
+        return ""
+    except subprocess.CalledProcessError as err:
+        said = (err.stderr or b"").decode(errors="replace").strip().splitlines()
+        return f"{err.cmd[0]} refused this account's subordinate uids here ({said[-1] if said else err.returncode})"
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"this account's subordinate uids could not be mapped here ({err})"
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+
+
+@functools.lru_cache(maxsize=1)
+def subordinate_problem() -> str:
+    """:func:`try_subordinate_ids`, in a process of its own (the grader itself never forks for it); cached."""
+    code = "import sys\nfrom autograder import jail\nsys.stdout.write(jail.try_subordinate_ids())\n"
+    try:
+        proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError) as err:
+        return f"subordinate uids could not be tried ({err})"
+    return proc.stdout.strip() if proc.returncode == 0 else f"subordinate uids could not be tried ({proc.stderr[-200:]})"
 
 
 @dataclass(frozen=True)

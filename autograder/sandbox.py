@@ -106,9 +106,12 @@ def confinement(limits: Limits) -> list[str]:
         notes.append(f"kernels are not isolated ({isolation_problem()}): no namespaces, no private root, "
                      "the disk limit is sampled (README, 'What is not contained')")
     if os.geteuid() != 0:
-        who = jail.identity(os.getpid(), limits.isolate and not isolation_problem())
+        isolated = limits.isolate and not isolation_problem()
+        who = jail.identity(os.getpid(), isolated, not jail.subordinate_problem())
         if not who.own_uid:
-            notes.append(who.describe() + ": it can replace files in its socket folder")
+            notes.append(f"the kernel runs as this account's own uid, with no capability "
+                         f"({jail.subordinate_problem() if isolated else 'not isolated'}): "
+                         "it can replace the sockets it binds in its folder")
         notes.append("no cgroup per kernel (only root can make one): memory is limited per process (RLIMIT_AS), "
                      "CPU time per process (RLIMIT_CPU), tmpfs and shared memory count only against their size")
     elif cgroups.problem():
@@ -127,6 +130,7 @@ def kernel_argv(limits: Limits, pid_dir: Path) -> tuple[list[str], bool]:
         "--file-mb", str(limits.file_mb), "--disk-mb", str(limits.disk_mb), "--tmp-mb", str(limits.tmp_mb),
         "--cpu-seconds", str(limits.cpu_seconds), "--isolate", "on" if isolate else "off",
         "--cgroup", "on" if os.geteuid() == 0 and not cgroups.problem() else "off",
+        "--subordinate", "on" if os.geteuid() != 0 and isolate and not jail.subordinate_problem() else "off",
         "--pid-dir", str(pid_dir), "--",
         sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
     ]
@@ -288,6 +292,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="the jail's namespaces: no network, no other process, a root of allowed paths only")
     parser.add_argument("--cgroup", choices=("on", "off"), default="off",
                         help="started as root: a cgroup of its own (memory, processes, CPU)")
+    parser.add_argument("--subordinate", choices=("on", "off"), default="off",
+                        help="started by an ordinary account: the kernel takes one of its subordinate uids")
     parser.add_argument("--pid-dir", type=Path, required=True)
     parser.add_argument("--kernel-dir", type=Path, help="the kernel's folder (default: a new one)")
     parser.add_argument("--own-output", action="store_true", help="the kernel's stdout and stderr into a file in its home")
@@ -332,7 +338,7 @@ def enter(args: argparse.Namespace) -> tuple[jail.Plan, list[str], dict[str, str
     # the pid file: the kernel's folder, and its cgroup when it has one
     (args.pid_dir / f"kernel-{os.getpid()}.pid").write_text(
         "\n".join([str(kdir), *(cgroup.lines() if cgroup else [])]), encoding="utf-8")
-    who = jail.identity(os.getpid(), isolate)
+    who = jail.identity(os.getpid(), isolate, args.subordinate == "on")
     home = Path(jail.JAIL_HOME) if isolate else kdir / "home"
     if not isolate:
         home.mkdir(mode=0o700, exist_ok=True)
