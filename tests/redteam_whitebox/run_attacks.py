@@ -46,6 +46,7 @@ import secrets
 import shlex
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -99,6 +100,36 @@ def unquoted(text):
 
 def log(msg):
     print(msg, flush=True)
+
+
+def ran_marker(token, name):
+    """What an attack's first cell prints when it runs (build_attacks.PRELUDE): in no notebook's source."""
+    return "RTWB-RAN-" + hashlib.sha256((token + ":" + name).encode()).hexdigest()[:16]
+
+
+def host_markers_of(markers, name):
+    """The host markers an attack's own code writes (a01's core_pattern helper)."""
+    return [k for k in markers if k.startswith(name.split("_")[0])]
+
+
+def vsock_listener():
+    """A vsock socket the runner binds (and listens on; it connects nowhere) for s01: a kernel in its own network
+    namespace that cannot bind the same port shares the host's vsock port space. (None, 0) without AF_VSOCK."""
+    if not hasattr(socket, "AF_VSOCK"):
+        return None, 0
+    for _ in range(20):
+        port = 20000 + secrets.randbelow(40000)
+        try:
+            sock = socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM)
+        except OSError:
+            return None, 0
+        try:
+            sock.bind((socket.VMADDR_CID_ANY, port))
+            sock.listen(1)
+            return sock, port
+        except OSError:
+            sock.close()
+    return None, 0
 
 
 # ------------------------------------------------------------------ host state
@@ -265,15 +296,17 @@ class Sampler(threading.Thread):
         self.mem_peak = {"used_mb": 0.0, "shmem_mb": self.mem0["shmem_mb"]}
         self.attack_disk = {}                    # attack -> peak rise of host disk use (MB) while it ran
         self.attack_mem = {}                     # attack -> peak rise of host memory use (MB) while it ran
-        self.worker_growth = {}                  # attack -> (baseline MB, peak MB) of its grading worker
-        self.worker_last = {}                    # worker pid -> (attack, baseline)
+        self.worker_kdir_growth = {}             # kernel folder -> (baseline MB, peak MB) of its grading worker
+        self.worker_last = {}                    # worker pid -> (kernel folder, baseline MB)
         self.held = {}                           # attack -> {"deleted": bytes, "memfd": bytes} peaks
         self.fifo_seen = {}                      # path -> first seen
         self.kernel_gone = {}                    # kdir -> time its last process was seen
         self.fifo_rescued = {}                   # attack -> sentence
         self.fifo_drained = set()                # paths the runner drained
         self.cpu = {}                            # attack -> {pid: CPU seconds}
-        self.whoami = {}                         # kdir -> attack
+        self.whoami = {}                         # the grader's kernel folder -> attack
+        self.proc_attack = {}                    # (pid, start time) -> attack, from /proc/PID/cwd/rtwb-whoami
+        self.seen = set()                        # attacks whose code was seen running in a kernel
         self.samples = 0
 
     @staticmethod
@@ -295,12 +328,26 @@ class Sampler(threading.Thread):
         return {"available_mb": info.get("MemAvailable", 0.0), "shmem_mb": info.get("Shmem", 0.0)}
 
     def attack_of(self, kdir):
+        """The attack whose kernel was started for the grader's kernel folder ``kdir`` (None: not known yet)."""
         if kdir not in self.whoami:
-            name = read(os.path.join(kdir, "rtwb-whoami"), 200)
+            name = read(os.path.join(kdir, "rtwb-whoami"), 200)  # a kernel that is not jailed: its folder's home
             if not name:
                 return None
             self.whoami[kdir] = name.strip()
+            self.seen.add(name.strip())
         return self.whoami[kdir]
+
+    def whoami_of(self, pid, start):
+        """The attack a process belongs to: the rtwb-whoami its attack wrote into its working folder, read through
+        /proc/PID/cwd (a jailed kernel's working folder is its own tmpfs, which only that path reaches)."""
+        key = (pid, start)
+        if key not in self.proc_attack:
+            name = read("/proc/%d/cwd/rtwb-whoami" % pid, 200)
+            if not name or not name.strip():
+                return None
+            self.proc_attack[key] = name.strip()
+            self.seen.add(name.strip())
+        return self.proc_attack[key]
 
     def run(self):
         while not self.stop_event.wait(0.25):
@@ -313,52 +360,56 @@ class Sampler(threading.Thread):
         self.samples += 1
         now = time.time()
         active = set()
-        kernels = {}          # pid -> kdir
+        kernels = {}          # pid -> attack: every process of a kernel (its children too) that says whose it is
         workers = {}          # worker pid -> kdir (of the sandbox stand-in it started)
-        prefix = os.path.join(self.gtmp, "cgk-")
+        parents = {}          # pid -> (ppid, the fields of /proc/PID/stat after the name)
         for pid in os.listdir("/proc"):
             if not pid.isdigit():
                 continue
-            try:
-                cwd = os.readlink("/proc/%s/cwd" % pid)
-            except OSError:
-                cwd = ""
-            if cwd.startswith(prefix):
-                kdir = cwd.split("/")[:len(prefix.split("/"))]
-                kdir = "/".join(kdir)
-                kernels[int(pid)] = kdir
+            fields = (read("/proc/%s/stat" % pid) or "").rsplit(")", 1)[-1].split()
+            if len(fields) > 20:
+                parents[int(pid)] = (int(fields[1]), fields)
             if self.samples % 2 == 0:  # the stand-ins: every 0.5 s
                 cmd = read("/proc/%s/cmdline" % pid, 4096) or ""
                 if "autograder.sandbox" in cmd and "--kernel-dir" in cmd:
                     args = cmd.split("\0")
                     kdir = args[args.index("--kernel-dir") + 1]
-                    status = read("/proc/%s/status" % pid) or ""
-                    m = re.search(r"PPid:\s+(\d+)", status)
-                    if m:
-                        workers[int(m.group(1))] = kdir
-        for kdir in glob.glob(os.path.join(self.gtmp, "cgk-*")):  # a kernel that lived less than a sample
+                    if len(fields) > 1:
+                        workers[int(fields[1])] = kdir
+        # the sandboxes' pid files (kernel-P.pid: P, the process that became or forked the kernel, and its folder)
+        pid_files = {}
+        for path in glob.glob(os.path.join(self.gtmp, "course-grade-*", "pids", "kernel-*.pid")):
+            lines = (read(path, 4096) or "").splitlines()
+            stem = os.path.basename(path)[len("kernel-"):-len(".pid")]
+            if lines and stem.isdigit():
+                pid_files[int(stem)] = lines[0].strip()
+        for pid, (ppid, fields) in parents.items():
+            name = self.whoami_of(pid, fields[19])
+            if not name:
+                continue
+            kernels[pid] = name
+            up = pid
+            for _ in range(12):  # its sandbox: the nearest ancestor with a pid file names the grader's kernel folder
+                if up in pid_files:
+                    self.whoami.setdefault(pid_files[up], name)
+                    self.kernel_gone[pid_files[up]] = now
+                    break
+                up = parents.get(up, (0, None))[0]
+                if up <= 1:
+                    break
+        for kdir in glob.glob(os.path.join(self.gtmp, "cgk-*")):  # a kernel that is not jailed and lived less than a sample
             self.attack_of(kdir)
         tick = os.sysconf("SC_CLK_TCK")
-        for pid, kdir in kernels.items():
-            name = self.attack_of(kdir)
-            stat_line = read("/proc/%d/stat" % pid) or ""
-            fields = stat_line.rsplit(")", 1)[-1].split()
-            if name and len(fields) > 13:
-                cpu = (int(fields[11]) + int(fields[12])) / tick
-                per = self.cpu.setdefault(name, {})
-                per[pid] = max(per.get(pid, 0.0), cpu)
-        for kdir in set(kernels.values()):
-            self.kernel_gone[kdir] = now
-            name = self.attack_of(kdir)
-            if name:
-                active.add(name)
+        for pid, name in kernels.items():
+            fields = parents[pid][1]
+            cpu = (int(fields[11]) + int(fields[12])) / tick
+            per = self.cpu.setdefault(name, {})
+            per[pid] = max(per.get(pid, 0.0), cpu)
+            active.add(name)
         # kernels' deleted files and memfds
         if self.samples % 2 == 0:
             held = {}
-            for pid, kdir in kernels.items():
-                name = self.attack_of(kdir)
-                if not name:
-                    continue
+            for pid, name in kernels.items():
                 try:
                     fds = os.listdir("/proc/%d/fd" % pid)
                 except OSError:
@@ -366,10 +417,10 @@ class Sampler(threading.Thread):
                 for fd in fds:
                     try:
                         target = os.readlink("/proc/%d/fd/%s" % (pid, fd))
-                        if target.endswith(" (deleted)") and target.startswith(kdir):
-                            kind = "deleted"
-                        elif target.startswith("/memfd:"):
+                        if target.startswith("/memfd:"):
                             kind = "memfd"
+                        elif target.endswith(" (deleted)") and not target.startswith("/dev/"):
+                            kind = "deleted"
                         else:
                             continue
                         size = os.stat("/proc/%d/fd/%s" % (pid, fd)).st_size
@@ -381,21 +432,19 @@ class Sampler(threading.Thread):
                 for kind, files in kinds.items():
                     total = sum(files.values())
                     peaks[kind] = max(peaks.get(kind, 0), total)
-        # the grading workers' memory, per submission
+        # the grading workers' memory, per submission (per kernel folder: its attack is known once its code ran)
         if self.samples % 2 == 0:
             for wpid, kdir in workers.items():
-                name = self.attack_of(kdir)
                 rss = self.rss_mb(wpid)
-                if name and rss is not None:
-                    last = self.worker_last.get(wpid)
-                    if last is None or last[0] != name:
-                        self.worker_last[wpid] = (name, rss)
-            for wpid, (name, base) in list(self.worker_last.items()):
+                last = self.worker_last.get(wpid)
+                if rss is not None and (last is None or last[0] != kdir):
+                    self.worker_last[wpid] = (kdir, rss)
+            for wpid, (kdir, base) in list(self.worker_last.items()):
                 rss = self.rss_mb(wpid)
                 if rss is None:
                     continue
-                b, peak = self.worker_growth.get(name, (base, base))
-                self.worker_growth[name] = (b, max(peak, rss))
+                b, peak = self.worker_kdir_growth.get(kdir, (base, base))
+                self.worker_kdir_growth[kdir] = (b, max(peak, rss))
         # host disk and memory
         disk = self.disk()
         for k, v in disk.items():
@@ -415,13 +464,14 @@ class Sampler(threading.Thread):
                 if not self.sysctl_changes or self.sysctl_changes[-1][1:3] != (key, value):
                     self.sysctl_changes.append((now, key, value.strip(), sorted(active)))
         # a FIFO the grader may be stuck writing
-        for path in glob.glob(os.path.join(self.gtmp, "cgk-*", "course-request-*.txt")):
+        for path in glob.glob(os.path.join(self.gtmp, "cgk-*", "course-request-*.txt")) + \
+                glob.glob(os.path.join(self.gtmp, "cgk-*", "requests", "*")):
             try:
                 if not stat.S_ISFIFO(os.lstat(path).st_mode):
                     continue
             except OSError:
                 continue
-            kdir = os.path.dirname(path)
+            kdir = path.split("/requests/")[0] if "/requests/" in path else os.path.dirname(path)
             self.fifo_seen.setdefault(path, now)
             gone = now - self.kernel_gone.get(kdir, self.fifo_seen[path])
             if gone > FIFO_RESCUE_S and path not in self.fifo_drained:
@@ -429,6 +479,16 @@ class Sampler(threading.Thread):
                 name = self.attack_of(kdir) or "?"
                 threading.Thread(target=self.drain, args=(path, name, now - self.fifo_seen[path], gone),
                                  daemon=True).start()
+
+    @property
+    def worker_growth(self):
+        """attack -> (baseline MB, peak MB) of the worker that graded it (the largest growth of its kernel folders)."""
+        out = {}
+        for kdir, (base, peak) in self.worker_kdir_growth.items():
+            name = self.whoami.get(kdir)
+            if name and peak - base >= out.get(name, (0, 0))[1] - out.get(name, (0, 0))[0]:
+                out[name] = (base, peak)
+        return out
 
     @staticmethod
     def rss_mb(pid):
@@ -545,6 +605,41 @@ def hidden_fingerprints(repo, python, out_root):
                     values.add(json.dumps(round(v, 6)))
                     shifts.add(("plus " if v > 0 else "minus ") + "%.4g" % abs(v))
     return {"shapes": sorted(shapes), "values": sorted(values), "shifts": sorted(shifts)}
+
+
+#: the line that stands for a cell's output after the first hidden test case (autograder.trusted_execute.WITHHELD)
+WITHHELD_TEXT = "output not shown in the feedback"
+
+
+def type_name_values(text):
+    """Numbers h05 spelt in exception type names: RTWBv0d278412xn1d5 -> [0.278412, -1.5]."""
+    found = []
+    for token in re.findall(r"RTWBv([0-9a-z]+)", text):
+        for part in token.split("x"):
+            try:
+                found.append(float(part.replace("n", "-").replace("d", ".")))
+            except ValueError:
+                continue
+    return found
+
+
+def values_matching(values, fp):
+    """The hidden-only input values (fingerprints, 6 decimals) that ``values`` contain."""
+    hidden = [float(v) for v in fp["values"]]
+    return sorted({h for h in hidden for v in values if abs(v - h) < 2e-6})
+
+
+def presence_bits(text, marker, line):
+    """h07's bit cells, read back: bit j is set when ``line`` shows between cell j's marker and the next marker."""
+    cuts = [(int(m.group(1)), m.start()) for m in re.finditer(re.escape(marker) + r"(\d+)", text)]
+    if not cuts:
+        return None
+    code = 0
+    for i, (bit, at) in enumerate(cuts):
+        end = cuts[i + 1][1] if i + 1 < len(cuts) else len(text)
+        if line in text[at:end]:
+            code |= 1 << bit
+    return code
 
 
 def hidden_found(text, fp):
@@ -683,11 +778,13 @@ def run(args, repo, out_root):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     port = server.server_address[1]
 
-    tokens = {k: "RTWB-%s-%s" % (k, secrets.token_hex(10)) for k in ("KEY", "IPC", "CANARY")}
+    tokens = {k: "RTWB-%s-%s" % (k, secrets.token_hex(10)) for k in ("KEY", "IPC", "CANARY", "RAN")}
+    vsock, vsock_port = vsock_listener()
     cfg = {"scratch": work, "markers": os.path.join(work, "markers"),
            "canary_existing": os.path.join(work, "canaries", "e01-target.txt"),
            "canary_existing_e04": os.path.join(work, "canaries", "e04-target.txt"),
-           "home": os.path.join(work, "home"), "port": port, "ipc_token_reversed": tokens["IPC"][::-1], "timeout": TIMEOUT}
+           "home": os.path.join(work, "home"), "port": port, "ipc_token_reversed": tokens["IPC"][::-1], "timeout": TIMEOUT,
+           "ran_token": tokens["RAN"], "vsock_port": vsock_port}
     attacks_dir = os.path.join(out_root, "attacks")
     shutil.rmtree(attacks_dir, ignore_errors=True)
     manifest = build_attacks.build(os.path.join(repo, "notebooks"), attacks_dir, cfg)
@@ -846,7 +943,7 @@ def run(args, repo, out_root):
         rows = []
         for m in manifest:
             name, nbk = m["name"], m["notebook"]
-            ev, info = [], []
+            ev, info, ran = [], [], []
             stems = list(m["files"])
             wrong = score(nbk, "control_wrong")
             for stem in stems:
@@ -866,9 +963,12 @@ def run(args, repo, out_root):
                     if size > FEEDBACK_CAP:
                         ev.append("feedback page %.1f MB (cap %d MB)" % (size / 2 ** 20, FEEDBACK_CAP >> 20))
                     text = html.unescape(open(page, encoding="utf-8", errors="replace").read(40 << 20))
-                    for k in ("KEY", "IPC"):
+                    for k in ("KEY", "IPC", "CANARY"):
                         if tokens[k] in text:
-                            ev.append("feedback shows the %s canary token" % {"KEY": "keyring", "IPC": "IPC"}[k])
+                            ev.append("feedback shows the %s canary token" % {"KEY": "keyring", "IPC": "IPC",
+                                                                              "CANARY": "scratch file's"}[k])
+                    if ran_marker(tokens["RAN"], name) in text:
+                        ran.append("its first cell's marker is on its page")
                     if boot_id and boot_id in text:
                         ev.append("feedback shows the host's boot_id")
                     title, marks, err = browser.get(page, (None, [], "not checked"))
@@ -897,11 +997,22 @@ def run(args, repo, out_root):
                     info.append("; ".join("%s=%s" % (k, v[:60]) for k, v in list(rres.items())[:5]))
             if batches.get(nbk, {}).get("timed_out"):
                 ev.append("the batch did not finish within %d s" % BATCH_BOUND_S)
-            if not m["name"].startswith("x04") and m["name"] not in sampler.whoami.values():
-                info.insert(0, "its code never ran in a kernel (no rtwb-whoami seen)")
-            ev, info = list(dict.fromkeys(ev)), list(dict.fromkeys(info))
-            status = "ESCAPED" if ev else "CONTAINED"
+            if name in sampler.seen:
+                ran.append("a process of its kernel was seen (rtwb-whoami)")
+            if host_markers_of(markers, name):
+                ran.append("its host marker was written")
+            ev, info, ran = list(dict.fromkeys(ev)), list(dict.fromkeys(info)), list(dict.fromkeys(ran))
+            # CONTAINED needs proof that the attack's code ran (what it printed after the first hidden test case no
+            # longer reaches its page, so its first cell, which runs before any test, says so); x04 runs no code
+            if ev:
+                status = "ESCAPED"
+            elif m.get("runs", True) and not ran:
+                status = "NOT RUN"
+                info.insert(0, "no proof that its code ran in a kernel (no marker on its page, no rtwb-whoami seen)")
+            else:
+                status = "CONTAINED"
             rows.append({"attack": name, "class": m["class"], "notebook": nbk, "result": status,
+                         "ran": "; ".join(ran) if m.get("runs", True) else "(runs no code by design)",
                          "evidence": "; ".join(ev) if ev else "; ".join(info)[:400]})
 
         # ---------------------------------------------------------- what no attack owns
@@ -950,6 +1061,7 @@ def run(args, repo, out_root):
         for r in rows:
             print("%-*s  %-13s  %-9s  %s" % (w, r["attack"], r["class"], r["result"], r["evidence"]))
         n_esc = sum(r["result"] == "ESCAPED" for r in rows)
+        n_not_run = sum(r["result"] == "NOT RUN" for r in rows)
         with open(os.path.join(out_root, "verdicts.json"), "w") as f:
             json.dump(rows, f, indent=1, ensure_ascii=False)
         with open(os.path.join(out_root, "host-samples.json"), "w") as f:
@@ -961,13 +1073,16 @@ def run(args, repo, out_root):
                        "keys_new": keys_new, "markers": markers, "unattributed": unattributed,
                        "browser": {p: list(v) for p, v in browser.items()}}, f, indent=1, default=str)
         print()
-        print("escaped: %d of %d  (%.0f s in all)" % (n_esc, len(rows), time.time() - t_start))
+        print("escaped: %d of %d%s  (%.0f s in all)" % (n_esc, len(rows), "; NOT RUN (no proof their code ran): %d" % n_not_run
+                                                        if n_not_run else "", time.time() - t_start))
         return 0
     finally:
         sampler.stop_event.set()
         restored += restore(sysctl_before, volatile, cfg)
         keyring.cleanup()
         server.shutdown()
+        if vsock is not None:
+            vsock.close()
         if restored:
             ipc = [x for x in restored if x.startswith("IPC ")]
             rest = [x for x in restored if not x.startswith("IPC ")]
@@ -1071,7 +1186,7 @@ def specific(name, stem, r, rres, text, ev, info, s):
         if total > CPU + 2:
             ev.append("its kernel and its %d children used %.1f CPU seconds in all (--cpu-seconds %d, per process)" % (
                 len(per) - 1, total, CPU))
-    elif name.startswith(("d02", "d03", "k01")):
+    elif name.startswith(("d02", "d03", "d05", "k01")):
         base, peak = sampler.worker_growth.get(name, (0, 0))
         if peak - base > WORKER_GROWTH_MB:
             ev.append("its grading worker grew from %.0f to %.0f MB (the worker has no memory limit)" % (base, peak))
@@ -1098,6 +1213,36 @@ def specific(name, stem, r, rres, text, ev, info, s):
                 " (+%d more)" % (len(found) - 6) if len(found) > 6 else ""))
         if found_res:
             ev.append("results.json shows %s" % ", ".join(found_res[:4]))
+    if name.startswith(("h05", "h07")):
+        res = json.dumps(s["results"].get((s["nbk"], stem), {}), ensure_ascii=False)
+        for label, where in (("its page", text), ("results.json", res), ("report.md", s["report_md"])):
+            got = values_matching(type_name_values(where), s["fp"])
+            if len(got) >= 2:
+                ev.append("%s names exception types that spell %d hidden input values (%s)" % (
+                    label, len(got), ", ".join("%g" % v for v in got[:4])))
+    if name.startswith("h07"):
+        counts = [int(n) for n in re.findall(r"In\s*\[(\d+)\]", text)]
+        got = sorted({v for v in (float(x) for x in s["fp"]["values"]) for n in counts
+                      if n == int(round(abs(v) * 1e6))})
+        if len(got) >= 2:
+            ev.append("the prompts (In [N]) of cells after the first hidden case spell %d hidden input values "
+                      "(%s, as |value| * 1e6)" % (len(got), ", ".join("%g" % v for v in got[:4])))
+        code = presence_bits(text, "rtwb-h07-bit-", WITHHELD_TEXT)
+        if code is not None:
+            hit = [v for v in (float(x) for x in s["fp"]["values"]) if int(round(abs(v) * 1e4)) & 0xFFFFF == code]
+            info.append("bit cells that show the grader's line spell %d" % code)
+            if hit:
+                ev.append("which of its 20 extra cells show the grader's 'output not shown' line spells the hidden "
+                          "input value %g (|value| * 1e4 = %d)" % (hit[0], code))
+    if name.startswith("s01"):
+        for abi in ("i386", "x32"):
+            if rres.get("unshare_" + abi, "").startswith("ok"):
+                ev.append("unshare(CLONE_NEWUSER) returned 0 through the %s system-call ABI (the filter denies it "
+                          "natively)" % abi)
+        if "Address already in use" in rres.get("vsock_held", ""):
+            ev.append("AF_VSOCK: the vsock port the runner holds on the host is in use from inside the jail (%s; a free "
+                      "port: %s): the network namespace does not separate vsock, which reaches the hypervisor's host" % (
+                          rres["vsock_held"], rres.get("vsock_free", "?")))
     if name.startswith("h0") or name.startswith("x05"):
         failures = " ".join((s["results"].get((s["nbk"], stem)) or {}).get("failures", {}).values())
         in_report = [line for line in s["report_md"].splitlines() if any(
