@@ -30,6 +30,7 @@ import multiprocessing
 import multiprocessing.util
 import os
 import re
+import resource
 import shutil
 import tempfile
 import time
@@ -49,6 +50,7 @@ from .trusted_execute import TrustedExecute
 from .watchdog import Watchdog
 
 MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
+WORKER_DATA_MB = 4096  # a grading worker's private memory (grading notebook 07 takes about 1.1 GB)
 MAX_CELLS = 1000       # the course's notebooks have fewer than 150
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
@@ -212,6 +214,9 @@ class Worker:
         os.environ.setdefault("MKL_NUM_THREADS", "1")
         os.environ["PATH"] = course.nbgrader_env()["PATH"]
         warnings.filterwarnings("ignore")
+        # a kernel's messages arrive here whole (zmq caps each part, not their number): past this the worker fails,
+        # is replaced, and the submission that did it is graded again alone (the kernels set their own limit)
+        resource.setrlimit(resource.RLIMIT_DATA, (WORKER_DATA_MB << 20, resource.getrlimit(resource.RLIMIT_DATA)[1]))
         log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
         os.dup2(log.fileno(), 2)
         if fork_kernels:

@@ -262,6 +262,9 @@ for folder in sys bus fs irq; do
         mount --bind "$stage/proc/$folder" "$stage/proc/$folder"; mount -o remount,bind,ro,nosuid,nodev,noexec "$stage/proc/$folder"
     fi
 done
+if [ -e "$stage/proc/sys/kernel/random/boot_id" ]; then  # the host's identity: a fresh one of the kernel's own
+    cat /proc/sys/kernel/random/uuid > "$stage/.boot_id"; mount --bind "$stage/.boot_id" "$stage/proc/sys/kernel/random/boot_id"
+fi
 mkdir "$stage/.old"
 cd "$stage"
 pivot_root . .old
@@ -470,6 +473,9 @@ DENIED_SYSCALLS = (
     "pidfd_getfd", "kcmp",
 )
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+#: socket families a network namespace does not confine, or that reach kernel code few need: AF_KEY, AF_BLUETOOTH,
+#: AF_ALG, AF_VSOCK (the host's and the hypervisor's ports)
+DENIED_SOCKET_FAMILIES = (15, 31, 38, 40)
 
 
 def syscall_filter():
@@ -486,4 +492,6 @@ def syscall_filter():
     sf.add_rule(pyseccomp.ERRNO(errno.ENOSYS), "clone3")  # its flags cannot be read: libc falls back to clone
     for request in (_TIOCSTI, _TIOCLINUX):
         sf.add_rule(denied, "ioctl", pyseccomp.Arg(1, pyseccomp.EQ, request))
+    for family in DENIED_SOCKET_FAMILIES:  # not in the kernel's network namespace: vsock reaches the host or hypervisor
+        sf.add_rule(pyseccomp.ERRNO(errno.EAFNOSUPPORT), "socket", pyseccomp.Arg(0, pyseccomp.EQ, family))
     return sf

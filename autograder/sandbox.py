@@ -183,6 +183,11 @@ def lock_sockets(kernel_dir: Path) -> None:
     (Path(kernel_dir) / SOCKETS).chmod(0o755)
 
 
+def unlock_sockets(kernel_dir: Path) -> None:
+    """Before a new kernel starts in the folder (the old one stopped): it binds its sockets there again."""
+    (Path(kernel_dir) / SOCKETS).chmod(0o777)
+
+
 def kernel_config(isolated: bool, kernel_dir: Path) -> dict:
     """nbgrader settings that route execution through the sandbox kernel, its connection file in ``kernel_dir``."""
     config = {"Execute": {"kernel_name": KERNEL_NAME},
@@ -215,6 +220,7 @@ def _limit(which: int, value: int) -> None:
 def apply_limits(memory_mb: int, processes: int | None, file_mb: int, cpu_seconds: int = 0) -> None:
     """The resource limits of this process and all it starts (``processes`` None: the kernel's own uid counts them)."""
     _limit(resource.RLIMIT_AS, memory_mb << 20)
+    _limit(resource.RLIMIT_DATA, memory_mb << 20)  # the worker's own, lower one is not the kernel's
     if cpu_seconds:
         _limit(resource.RLIMIT_CPU, cpu_seconds)
     if processes is not None:

@@ -22,6 +22,7 @@ kernel behind a :class:`KernelLine`. Besides:
 """
 from __future__ import annotations
 
+import copy
 import os
 import time
 from pathlib import Path
@@ -30,21 +31,20 @@ import nbformat
 import zmq
 from jupyter_client.asynchronous import AsyncKernelClient
 from jupyter_client.channels import AsyncZMQSocketChannel
+from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
-from nbclient.util import ensure_async
+from nbclient.util import ensure_async, run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Dict, Integer, Unicode
 
-from course_lib.answer_wire import MIME
+from course_lib.answer_wire import MIME, WireError
 from course_lib.plain_text import one_line
 from course_lib.remote_answer import Channel, KernelError
 
 from . import sandbox
-from .cells import BEGIN_HIDDEN, grade_id
-from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES, run_test_cell
+from .cells import grade_id
+from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES, TestRun
 
-WITHHELD = ("[output not shown in the feedback: this cell ran after a hidden test case, and nothing the notebook "
-            "prints after one reaches this page; your own notebook has it]\n")
 NOT_RUN = "[not run: the notebook's kernel had stopped ({})]\n"
 TIMED_OUT = "[this cell ran past its {} s time limit and was interrupted by the grader]\n"
 
@@ -140,33 +140,43 @@ class TrustedExecute(Execute):
         return self
 
     def preprocess(self, nb, resources=None, km=None):
+        """nbconvert's ExecutePreprocessor.preprocess, with the hidden cases' phase after the notebook's last cell."""
+        NotebookClient.__init__(self, nb, km)
+        self.reset_execution_trackers()
+        self._check_assign_resources(resources)
         self._line = KernelLine(self)
         self._kept_total = 0
         self._kept_in_cell: dict[int, int] = {}
-        self._after_hidden = False
         self._slowest = 0.0
         self._timed_out = False
-        self._own: dict[int, nbformat.NotebookNode] = {}  # the outputs the grader wrote (shown after a hidden case too)
-        self.stopped = ""
+        self._pending: list[tuple[int, TestRun]] = []  # test cells whose hidden cases run after the last cell
+        self.stopped, self._stopped_at, self._first_stop = "", None, ""
         try:
-            return super().preprocess(nb, resources, km)
+            with self.setup_kernel():
+                info = self.wait_for_reply(self.kc.kernel_info())
+                self.nb.metadata["language_info"] = info["content"]["language_info"]
+                for index, cell in enumerate(self.nb.cells):
+                    self.preprocess_cell(cell, resources, index)
+                self._hidden_phase()
         finally:
             if self.findings is not None:
-                self.findings.stopped, self.findings.slowest_cell = self.stopped, self._slowest
+                self.findings.stopped, self.findings.slowest_cell = self._first_stop or self.stopped, self._slowest
+        return self.nb, self.resources
 
     async def async_start_new_kernel_client(self):
         """nbclient's, with a client that counts and caps what the kernel sends; then the socket folder is locked."""
         try:
             self.kc = counting_client(self.km, self.watchdog.received if self.watchdog else (lambda n: None))
-            await ensure_async(self.kc.start_channels())
+            await ensure_async(self.kc.start_channels(stdin=False, hb=False))  # never read: never connected
             await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
         except Exception:
             await self._async_cleanup_kernel()
             raise
         if self.exchange_dir:
             sandbox.lock_sockets(Path(self.exchange_dir))
-        self.kc.allow_stdin = False
         return self.kc
+
+    start_new_kernel_client = run_sync(async_start_new_kernel_client)  # nbclient's sync name is bound to its own
 
     def kernel_stopped(self, err: Exception) -> None:
         """The kernel stopped (or stopped answering): say why, and stop it for good."""
@@ -179,11 +189,9 @@ class TrustedExecute(Execute):
         if self.watchdog is not None:
             self.watchdog.stop_kernel()
 
-    def _note(self, text: str, name: str = "stderr") -> nbformat.NotebookNode:
-        """An output the grader writes into a cell (kept on the page whatever the kernel did)."""
-        note = nbformat.v4.new_output("stream", name=name, text=text)
-        self._own[id(note)] = note
-        return note
+    def _note(self, cell, text: str) -> None:
+        """A line of the grader's own at the top of a cell's outputs (where nbgrader's line limit keeps it)."""
+        cell.outputs.insert(0, nbformat.v4.new_output("stream", name="stderr", text=text))
 
     async def _async_handle_timeout(self, timeout, cell=None):
         self._timed_out = True
@@ -192,36 +200,105 @@ class TrustedExecute(Execute):
     def preprocess_cell(self, cell, resources, index):
         if self.stopped:
             if cell.cell_type == "code":
-                cell.outputs = [self._note(NOT_RUN.format(self.stopped))]
+                cell.outputs = []
+                self._note(cell, NOT_RUN.format(self.stopped))
                 if grade_id(cell) in self.test_sources:
-                    line = f"\x1b[1;31m\u2718 not graded\x1b[0m: the notebook's kernel had stopped ({self.stopped})."
-                    cell.outputs = [nbformat.v4.new_output("error", ename="KernelStopped", evalue=self.stopped,
-                                                           traceback=[line])]
+                    cell.outputs = [_not_graded(f"the notebook's kernel had stopped ({self.stopped})")]
                 cell.execution_count = None
             return cell, self.resources
         gid = grade_id(cell)
         start = time.monotonic()
         if cell.cell_type == "code" and gid in self.test_sources:
             self._line.index = index
-            cell.outputs = run_test_cell(self.test_sources[gid], self.checks_module, self._line, gid)
+            run = TestRun(self.test_sources[gid], self.checks_module, self._line, gid)
+            cell.outputs = run.visible()
+            self._pin(run, index, gid)
+            if run.pending:
+                self._pending.append((index, run))
+            cell.outputs = run.cell_outputs()
             cell.execution_count = None
             self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
-            self._after_hidden = self._after_hidden or BEGIN_HIDDEN in self.test_sources[gid]
         else:
             self._timed_out = False
             try:
                 cell, self.resources = super().preprocess_cell(cell, resources, index)
             except (DeadKernelError, CellTimeoutError) as err:
                 self.kernel_stopped(err)
-                cell.outputs.append(self._note(NOT_RUN.format(self.stopped)))
+                self._stopped_at = index
+                self._note(cell, NOT_RUN.format(self.stopped))
                 cell.execution_count = None  # whether its number arrived before the kernel stopped is a matter of timing
             if self._timed_out:
-                cell.outputs.append(self._note(TIMED_OUT.format(self.timeout)))
-            if self._after_hidden and cell.cell_type == "code" and cell.outputs:
-                own = [output for output in cell.outputs if self._own.get(id(output)) is output]
-                cell.outputs = [self._note(WITHHELD, "stdout"), *own]
+                self._note(cell, TIMED_OUT.format(self.timeout))
+        if self.stopped and self._stopped_at is None:
+            self._stopped_at = index  # it stopped during a grader's call of this test cell
         self._slowest = max(self._slowest, time.monotonic() - start)
         return cell, self.resources
+
+    def _pin(self, run: TestRun, index: int, key: str) -> None:
+        """The notebook's names as they are now, kept in the kernel (under ``key``) for the hidden cases of a test cell."""
+        if not run.pending:
+            return
+        cell, self._line.index = self.nb.cells[index], index
+        try:
+            self._line.pin(key, run.names)
+        except (KernelError, WireError) as err:
+            run.fail(err)
+        finally:
+            self.nb.cells[index] = cell  # nbclient put the call's cell in its place
+
+    def _hidden_phase(self) -> None:
+        """Every pending test cell's hidden cases, once no cell of the student's runs again; after a stop, in a new kernel."""
+        if not self._pending:
+            return
+        if self.stopped and not self._replay():
+            for index, run in self._pending:
+                run.fail(KernelError(f"its hidden test cases did not run: the notebook's kernel had stopped ({self._first_stop})"))
+                self.nb.cells[index].outputs = run.cell_outputs()
+            return
+        for index, run in self._pending:
+            cell = self.nb.cells[index]
+            self._line.index, self._line.pinned = index, grade_id(cell)
+            outputs = run.hidden()
+            self.nb.cells[index] = cell  # nbclient put the last call's cell in its place
+            cell.outputs = outputs
+        self._line.pinned = ""
+
+    def _replay(self) -> bool:
+        """After the kernel stopped in the notebook: a new kernel runs the student's cells above the stop again
+        (their outputs unused) and pins each pending cell's names where it stood; False when it cannot."""
+        self._first_stop, stopped_at = self.stopped, self._stopped_at
+        if self.watchdog is None or self.watchdog.first_reason == "wall" or self.watchdog.time_left() < 1:
+            return False
+        pending = {index: run for index, run in self._pending}
+        try:
+            run_sync(self._async_restart)()
+        except Exception:  # noqa: BLE001 (no new kernel: the hidden cases are not graded)
+            return False
+        self.watchdog.rearm()
+        self.stopped = ""
+        for index in range(stopped_at or 0):
+            cell = self.nb.cells[index]
+            if index in pending:
+                self._pin(pending[index], index, grade_id(cell))
+            elif cell.cell_type == "code" and grade_id(cell) not in self.test_sources:
+                again = copy.deepcopy(cell)
+                try:
+                    self.execute_cell(again, index, store_history=True)
+                except (DeadKernelError, CellTimeoutError) as err:
+                    self.kernel_stopped(err)
+                finally:
+                    self.nb.cells[index] = cell
+            if self.stopped:
+                return False
+        self._pending = [(index, run) for index, run in self._pending if run.pending]
+        return True
+
+    async def _async_restart(self) -> None:
+        if self.exchange_dir:
+            sandbox.unlock_sockets(Path(self.exchange_dir))  # the new kernel binds its sockets there again
+        self.kc.stop_channels()
+        await ensure_async(self.km.restart_kernel(now=True))
+        await self.async_start_new_kernel_client()
 
     def on_cell_executed(self, **kwargs):
         """nbgrader adds the kernel's error reply when no output shows it: on one line here, and counted."""
@@ -266,10 +343,16 @@ class TrustedExecute(Execute):
         if not self._room(msg, cell_index):
             if self._kept_in_cell.get(cell_index, 0) <= self.max_cell_output:  # say it once per cell
                 self._kept_in_cell[cell_index] = self.max_cell_output + 1
-                outs.append(self._note(f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} "
-                                       f"KB and a notebook {self.max_notebook_output >> 20} MB]\n"))
+                outs.insert(0, nbformat.v4.new_output("stream", name="stderr", text=(
+                    f"[output dropped by the grader: a cell may print {self.max_cell_output >> 10} KB and a "
+                    f"notebook {self.max_notebook_output >> 20} MB]\n")))
             return None
         return super().output(outs, msg, display_id, cell_index)
+
+
+def _not_graded(why: str) -> nbformat.NotebookNode:
+    line = f"\x1b[1;31m\u2718 not graded\x1b[0m: {why}."
+    return nbformat.v4.new_output("error", ename="KernelStopped", evalue=why, traceback=[line])
 
 
 def _size(content: dict) -> int:

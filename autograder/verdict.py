@@ -67,42 +67,103 @@ def _reseed() -> None:
     random.seed(0)
 
 
-def run_test_cell(source: str, checks_module: str, channel: Channel, label: str = "test cell") -> list[NotebookNode]:
-    """Run one test cell's source here, against the kernel behind ``channel``; returns the cell's outputs."""
-    if not checks_module.startswith(CHECKS_PACKAGE):
-        raise ValueError(f"not a module of course checks: {checks_module}")
-    namespace = {"__builtins__": builtins, "__name__": "__course_test__",
-                 "checks": importlib.import_module(checks_module), "torch": torch}
-    printed: list[tuple[bool, io.StringIO]] = [(False, io.StringIO())]  # what each part printed; hidden ones masked
-    outputs: list[NotebookNode] = []
-    hidden = False
-    try:
-        with contextlib.redirect_stdout(printed[-1][1]):
-            names = _names_used(source)
-            namespace.update(resolve(names, channel) if names else {})
-        _reseed()
-        for hidden, part in test_parts(source):
-            printed.append((hidden, io.StringIO()))
-            with contextlib.redirect_stdout(printed[-1][1]), hidden_cases() if hidden else contextlib.nullcontext():
-                exec(compile(part, f"<{label}>", "exec"), namespace)  # noqa: S102 (the instructors' test code)
+class TestRun:
+    """One test cell run here in two phases: its visible part now, its hidden part after the notebook's last cell.
+
+    :meth:`visible` runs the cell's leading visible part against the kernel (the student's cells run around
+    it as usual) and returns its outputs; when it passed and the cell has hidden tests, :meth:`hidden` runs the
+    rest later, once no cell of the student's will run again, and returns the cell's whole outputs. So the
+    hidden cases' inputs reach the kernel only after everything the kernel prints onto the page, and after every
+    visible verdict. Between the two phases the cell keeps its namespace and the random state it had.
+    """
+
+    def __init__(self, source: str, checks_module: str, channel: Channel, label: str = "test cell"):
+        if not checks_module.startswith(CHECKS_PACKAGE):
+            raise ValueError(f"not a module of course checks: {checks_module}")
+        self.channel, self.label = channel, label
+        self.namespace = {"__builtins__": builtins, "__name__": "__course_test__",
+                          "checks": importlib.import_module(checks_module), "torch": torch}
+        parts = test_parts(source)
+        first_hidden = next((i for i, (hidden, _) in enumerate(parts) if hidden), len(parts))
+        self.now, self.later = parts[:first_hidden], parts[first_hidden:]
+        self.names = _names_used(source)
+        self.printed: list[tuple[bool, str]] = []
+        self.outputs: list[NotebookNode] = []
+        self.random_state = None
+
+    @property
+    def pending(self) -> bool:
+        """True when the visible part passed and a hidden part is still to run."""
+        return bool(self.later) and not self.outputs
+
+    def visible(self) -> list[NotebookNode]:
+        try:
+            with self._printing(False):
+                self.namespace.update(resolve(self.names, self.channel) if self.names else {})
+            _reseed()
+            self._run(self.now)
+        finally:
+            self.random_state = (torch.get_rng_state(), np.random.get_state(), random.getstate())
+        return self.cell_outputs()
+
+    def hidden(self) -> list[NotebookNode]:
+        torch.set_rng_state(self.random_state[0])
+        np.random.set_state(self.random_state[1])
+        random.setstate(self.random_state[2])
+        self._run(self.later)
+        return self.cell_outputs()
+
+    def cell_outputs(self) -> list[NotebookNode]:
+        text = "".join(without_numbers(said) if hidden else said for hidden, said in self.printed)
+        return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + self.outputs
+
+    @contextlib.contextmanager
+    def _printing(self, hidden: bool):
+        buffer = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(buffer):
+                yield
+        finally:
+            self.printed.append((hidden, buffer.getvalue()))
+
+    def fail(self, err: Exception) -> None:
+        """The cell fails with ``err`` (its hidden part, if any, will not run)."""
+        self.outputs.append(_verdict(err, False))
+
+    def _run(self, parts: list[tuple[bool, str]]) -> None:
+        """Run parts in order until one fails; a failure becomes the cell's error output."""
         hidden = False
-    except AnswerError as err:  # in a hidden case, no number: it could carry the case (a shape, a sum, an offset)
+        try:
+            for hidden, part in parts:
+                with self._printing(hidden), hidden_cases() if hidden else contextlib.nullcontext():
+                    exec(compile(part, f"<{self.label}>", "exec"), self.namespace)  # noqa: S102 (the instructors' test code)
+        except Exception as err:  # noqa: BLE001 (every failure is the cell's verdict)
+            self.outputs.append(_verdict(err, hidden))
+
+
+def _verdict(err: Exception, hidden: bool) -> NotebookNode:
+    """The error output of a failed test cell, composed here; in a hidden case, with no number in it."""
+    if isinstance(err, AnswerError):  # in a hidden case no number: it could carry the case (a shape, a sum, an offset)
         message = without_numbers(err.message) if hidden else err.message
-        outputs.append(_error_output("AnswerError", message, f"\x1b[1;31m\u2718 {err.exercise}\x1b[0m: {message}"))
-    except NameError as err:
+        return _error_output("AnswerError", message, f"\x1b[1;31m\u2718 {err.exercise}\x1b[0m: {message}")
+    if isinstance(err, NameError):
         name = err.name or str(err)
         line = (f"\x1b[1;31m\u2718 {name} is not defined yet\x1b[0m: run your answer cell above this one "
                 "(after replacing `raise NotImplementedError()` with your code).")
-        outputs.append(_error_output("NameError", str(err), line))
-    except (KernelError, WireError) as err:
+        return _error_output("NameError", str(err), line)
+    if isinstance(err, (KernelError, WireError)):
         line = f"\x1b[1;31m\u2718 this check could not run\x1b[0m: {err}"
-        outputs.append(_error_output(type(err).__name__, str(err), line))
-    except Exception as err:  # what the notebook returned broke the check itself: no points, and why
-        said = without_numbers(one_line(err)) if hidden else one_line(err)
-        line = f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m ({type(err).__name__}: {said})."
-        outputs.append(_error_output(type(err).__name__, said, line))
-    text = "".join(without_numbers(out.getvalue()) if was_hidden else out.getvalue() for was_hidden, out in printed)
-    return ([nbformat.v4.new_output("stream", name="stdout", text=text)] if text else []) + outputs
+        return _error_output(type(err).__name__, str(err), line)
+    said = without_numbers(one_line(err)) if hidden else one_line(err)  # what the notebook returned broke the check
+    line = f"\x1b[1;31m\u2718 this check could not use your answer\x1b[0m ({type(err).__name__}: {said})."
+    return _error_output(type(err).__name__, said, line)
+
+
+def run_test_cell(source: str, checks_module: str, channel: Channel, label: str = "test cell") -> list[NotebookNode]:
+    """Run one test cell's source here, both its phases at once, against the kernel behind ``channel``."""
+    run = TestRun(source, checks_module, channel, label)
+    run.visible()
+    return run.hidden() if run.pending else run.cell_outputs()
 
 
 def test_parts(source: str) -> list[tuple[bool, str]]:

@@ -31,24 +31,36 @@ def folder_bytes(folder: Path) -> int:
     return total
 
 
-class Watchdog(threading.Thread):
+class Watchdog:
     """Stops a submission's kernel past its wall time, CPU time, disk or output allowance (see the module)."""
 
     def __init__(self, *, wall_seconds: float, cpu_seconds: float, disk_mb: int, output_mb: int,
                  disk_folder: Path | None, cgroup: Callable[[], cgroups.KernelCgroup | None], stop: Callable[[], object]):
-        super().__init__(daemon=True)
         self.deadline = time.monotonic() + wall_seconds
         self.wall_seconds, self.cpu_seconds = wall_seconds, cpu_seconds
         self.disk_mb, self.output_mb = disk_mb, output_mb
         self.disk_folder, self.cgroup, self.stop_kernel = disk_folder, cgroup, stop
         self.done = threading.Event()
-        self.reason = ""
+        self.reason = ""        # why it stopped the kernel it watches now ('' : it did not)
+        self.first_reason = ""  # why it stopped the submission's first kernel (the submission's reason)
         self.bytes_received = 0
         self._lock = threading.Lock()
 
-    def run(self) -> None:
+    def start(self) -> None:
+        threading.Thread(target=self._watch, daemon=True).start()
+
+    def rearm(self) -> None:
+        """Watch the submission's next kernel (its hidden cases run again in a fresh one): same deadline, same bytes."""
+        with self._lock:
+            self.reason = ""
+        self.start()
+
+    def time_left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _watch(self) -> None:
         while not self.done.wait(0.5):
-            if time.monotonic() > self.deadline:
+            if self.time_left() < 0:
                 self._stop("wall")
             elif self.disk_folder is not None and folder_bytes(self.disk_folder) > self.disk_mb << 20:
                 self._stop("disk")
@@ -72,16 +84,17 @@ class Watchdog(threading.Thread):
             if self.reason:
                 return
             self.reason = reason
+            self.first_reason = self.first_reason or reason
         self.stop_kernel()
 
     def why(self) -> str:
-        """Why the kernel stopped, as the student reads it ('' when nothing here knows)."""
-        if not self.reason:
+        """Why the submission's kernel stopped, as the student reads it ('' when nothing here knows)."""
+        if not self.first_reason:
             cgroup = self.cgroup()
             if cgroup is not None and cgroup.killed_for_memory():
-                self.reason = "memory"
+                self.first_reason = "memory"
             elif cgroup is not None and cgroup.cpu_seconds() > self.cpu_seconds - 1:
-                self.reason = "cpu"
+                self.first_reason = "cpu"
         return {
             "wall": f"the notebook ran longer than the {self.wall_seconds:g} s allowed for a whole submission",
             "cpu": f"stopped at the CPU-time limit ({self.cpu_seconds:g} s)",
@@ -89,4 +102,4 @@ class Watchdog(threading.Thread):
                       "memory together used more than allowed",
             "disk": f"the notebook wrote more than the {self.disk_mb} MB of files allowed",
             "output": f"the notebook sent the grader more than the {self.output_mb} MB of output allowed",
-        }.get(self.reason, "")
+        }.get(self.first_reason, "")

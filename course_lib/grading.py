@@ -16,6 +16,7 @@ short message instead of a traceback (nbgrader still counts it as a failed test)
 """
 from __future__ import annotations
 
+import builtins
 import contextlib
 import contextvars
 import linecache
@@ -96,8 +97,9 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
         message = f"name {quoted(text, 60)} is not defined: run its cell, then this one."
     else:
         name = re.sub(r"[^A-Za-z0-9_.]", "", error_type)[:60] or "an error"
-        if _HIDDEN.get():
-            message = f"raised {name}."
+        if _HIDDEN.get():  # a name of the student's own could carry the case: Python's own names only
+            builtin = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
+            message = f"raised {name if builtin else 'an exception of its own'}."
         else:
             shown = ", ".join(describe_value(a) for a in args)
             message = f"raised {name}: {quoted(text)} (called with {shown})."
@@ -123,11 +125,13 @@ def hidden_cases() -> Iterator[None]:
 
 
 _NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?(?![\w])")
+_QUOTED = re.compile(r"\u00ab[^\u00bb]*\u00bb|(?<!\w)'[^'\n]*'(?!\w)|(?<!\w)\"[^\"\n]*\"(?!\w)")
 
 
 def without_numbers(message: str) -> str:
-    """A hidden case's verdict with every number left out: a shape, an offset or a count could carry the case."""
-    return _NUMBER.sub("\u2026", message)
+    """A hidden case's verdict with every number and every quoted text left out: a shape, an offset, a count or a
+    string the student's code returned could carry the case."""
+    return _NUMBER.sub("\u2026", _QUOTED.sub("\u2026", message))
 
 
 def case_note(case: str) -> str:

@@ -40,7 +40,6 @@ SOLUTION = {gid: c.source for gid, c in grade_ids(SOURCE).items() if c.metadata[
 POINTS = {gid: float(c.metadata["nbgrader"]["points"]) for gid, c in grade_ids(SOURCE).items()
           if c.metadata["nbgrader"].get("grade") and c.cell_type == "code"}
 FULL = sum(POINTS.values())  # automatic points (the written answer is graded by hand)
-SCORE_FUNCTIONS = sum(POINTS[f"check_{name}_score"] for name in ("dot", "scaled_dot", "bilinear", "additive"))
 STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 LIMITS = ["--timeout", "8", "--wall-seconds", "30", "--memory-mb", "2048", "--processes", "64"]
 SENTINEL = "course-redteam-sentinel.txt"
@@ -186,8 +185,8 @@ CASES = [
     Case("patch_run_cell", {**SOL, "table_scores": SOL["table_scores"] + (
         "\nimport IPython\n_ip = get_ipython()\n_orig = _ip.run_cell\n"
         "_ip.run_cell = lambda raw_cell, *a, **k: _orig('pass', *a, **k)\n")},
-         SCORE_FUNCTIONS, "kept the grader's call from replying"),  # every cell after it, the grader's calls too,
-    # runs `pass`; the score functions' checks come before it and are graded as written
+         0, "kept the grader's call from replying"),  # every cell after it, the grader's calls too, runs `pass`:
+    # the score functions' visible checks come before it, but every check's hidden cases run after the last cell
     Case("calls_reference", {**SOL, "self_attention": (
         "from course_lib.attention import scaled_dot_product_attention\n"
         "def self_attention(Q, K, V, mask=None):\n    return scaled_dot_product_attention(Q, K, V, mask)\n")},
