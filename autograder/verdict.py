@@ -100,10 +100,12 @@ class TestRun:
         try:
             with self._printing(False):
                 self.namespace.update(resolve(self.names, self.channel) if self.names else {})
-            _reseed()
-            self._run(self.now)
-        finally:
-            self.random_state = (torch.get_rng_state(), np.random.get_state(), random.getstate())
+        except Exception as err:  # noqa: BLE001 (the kernel could not say what the names are: the cell's verdict)
+            self.fail(err)
+            return self.cell_outputs()
+        _reseed()
+        self._run(self.now)
+        self.random_state = (torch.get_rng_state(), np.random.get_state(), random.getstate())
         return self.cell_outputs()
 
     def hidden(self) -> list[NotebookNode]:
