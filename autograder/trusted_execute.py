@@ -2,23 +2,26 @@
 
 :class:`TrustedExecute` replaces nbgrader's ``Execute`` in ``Autograde.autograde_preprocessors``
 (:mod:`autograder.pipeline`). It runs every cell of the submission in the student's kernel, as nbgrader
-does, except the test cells: those run here (:func:`autograder.verdict.run_test_cell`), against the
-kernel behind a :class:`KernelLine`. Besides:
+does, except the test cells: those run here (:class:`autograder.verdict.TestRun`), against the kernel behind a
+:class:`KernelLine`. Besides:
 
-- **every byte the kernel sends is counted where it arrives** (:class:`CountingChannel`, on every channel:
-  streams, displays, display updates, errors, comms, replies), and the grader's side refuses a message
-  over :data:`~autograder.verdict.MAX_MESSAGE_BYTES` (zmq's ``MAXMSGSIZE``) and queues few; past the
-  submission's output allowance the watchdog stops the kernel;
+- **hidden cases run after the notebook's last cell**: a test cell's visible part runs in place; its hidden
+  part once no cell of the student's runs again, against the notebook's names as they stood at the cell
+  (pinned in the kernel), so that nothing the kernel prints and no visible verdict comes after a hidden input
+  reached it;
+- **every byte the kernel sends is counted where it arrives** (:class:`CountingChannel`, on every channel the
+  grader connects: shell, IOPub and control; stdin and heartbeat are never connected), and the grader's side
+  refuses a message part over :data:`~autograder.verdict.MAX_MESSAGE_BYTES` (zmq's ``MAXMSGSIZE``) and queues
+  few; past the submission's output allowance the watchdog stops the kernel;
 - what reaches the page is capped per cell and per notebook (output past it is dropped as it arrives,
   with one line saying so); the reply MIME type is taken only as the answer to the grader's own call,
   once per call; comm messages (widgets) are not kept;
-- **nothing the kernel says after the first hidden test case reaches the page**: the outputs of the
-  student's cells that run after it are replaced by one line (the student has them in their notebook);
 - once the kernel has bound its sockets it may no longer change their folder
   (:func:`autograder.sandbox.lock_sockets`); large requests go through a file the grader writes in its own
   request folder, never a path the kernel can write;
 - **a kernel that stops keeps what it earned**: the cells after it are not run, each test cell after it
-  says so, and the reason (the watchdog's, or what happened) is the submission's.
+  says so, the reason (the watchdog's, or what happened) is the submission's, and a new kernel runs the cells
+  above the stop again for their hidden cases (:meth:`TrustedExecute._replay`).
 """
 from __future__ import annotations
 
