@@ -212,6 +212,8 @@ CASES = [
         + ("" if NOT_ISOLATED else f" + [{str(REPO / 'written_by_student.txt')!r}]")
         + ":\n    try:\n        open(path, 'w').write('changed')\n    except OSError as err:\n        print(repr(err))\n")),
          FULL, "Read-only file system|Permission|No such file"),
+    # hidden cases run after the last cell, against the functions as they stood at their test cell
+    Case("redefines_later", {**SOL, "brown_dog": SOL["brown_dog"] + "\ndef dot_score(Q, K):\n    return Q\n"}, FULL, ""),
     Case("deleted_test_cell", with_cells(_delete_test_cell), FULL, "grader put it back"),
     Case("edited_test_cell", with_cells(_edit_test_cell), FULL - POINTS["check_attention_scores"], "not divided"),
     Case("edited_read_only_cells", with_cells(_edit_read_only_cells), FULL, ""),  # nbgrader restores them
