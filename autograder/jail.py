@@ -25,11 +25,13 @@ What K is when the notebook's code runs:
 - **in a root of allowed paths only** (:data:`MOUNT_SCRIPT`), read-only but for a tmpfs home of
   ``--disk-mb`` (files that are open but unlinked and inodes count there), a private ``/tmp`` and
   ``/dev/shm``, and its socket folder; ``/proc/sys``, ``/proc/sysrq-trigger``, ``/proc/kcore`` and their
-  kin are read-only or masked, as runc does; every mount is ``nosuid`` and ``nodev``;
+  kin are read-only or masked, as runc does, and its boot_id is one of its own; every mount is ``nosuid`` and
+  ``nodev``;
 - **with no capability**: bounding, ambient, effective, permitted and inheritable sets emptied;
 - **with** ``no_new_privs`` **and a seccomp filter** (:func:`syscall_filter`) that denies mount, umount,
   unshare, setns, pivot_root, chroot, keyctl, bpf, userfaultfd, io_uring, ptrace, process_vm_*,
-  perf_event_open, kexec, module loading, the clock and swap, and clone with any namespace flag.
+  perf_event_open, kexec, module loading, the clock and swap, clone with any namespace flag, and sockets of the
+  families a network namespace does not confine (vsock reaches the host or the hypervisor).
 
 Without namespaces (where user namespaces are refused, or ``--no-isolation``), root still hands the
 kernel a uid of its own, and every kernel still gets ``no_new_privs`` and the seccomp filter.

