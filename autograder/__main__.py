@@ -140,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
                     processes=args.processes, file_mb=args.file_mb, disk_mb=args.disk_mb,
                     cpu_seconds=args.cpu_seconds, isolate=not args.no_isolation, output_mb=args.output_mb)
     from course_lib.plain_text import one_line
+
     from .sandbox import confinement, refusal
 
     if refusal(limits):

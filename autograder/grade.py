@@ -43,7 +43,17 @@ import nbformat
 
 from course_lib.plain_text import csv_cell, one_line
 
-from . import cells, course, feedback, notebook_source, pipeline, safe_page, sandbox, verdict, zygote
+from . import (
+    cells,
+    course,
+    feedback,
+    notebook_source,
+    pipeline,
+    safe_page,
+    sandbox,
+    verdict,
+    zygote,
+)
 from .progress import Progress
 from .sandbox import Limits
 from .trusted_execute import TrustedExecute

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import jinja2
-from nbformat import NotebookNode
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
+from nbformat import NotebookNode
 from nbgrader.converters import Autograde, GenerateFeedback
 from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
 

@@ -47,7 +47,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import cgroups, handover, jail
+from . import cgroups, handover, jail, relay
 
 KERNEL_NAME = "course-sandbox"
 
@@ -189,12 +189,20 @@ def unlock_sockets(kernel_dir: Path) -> None:
 
 
 def kernel_config(isolated: bool, kernel_dir: Path) -> dict:
-    """nbgrader settings that route execution through the sandbox kernel, its connection file in ``kernel_dir``."""
-    config = {"Execute": {"kernel_name": KERNEL_NAME},
-              "KernelManager": {"connection_file": str(kernel_dir / CONNECTION)}}
-    if isolated:  # TCP on 127.0.0.1 cannot cross network namespaces; Unix sockets can
-        config["KernelManager"].update(transport="ipc", ip=str(kernel_dir / SOCKETS / "k"))
-    return config
+    """nbgrader settings that route execution through the sandbox kernel, its connection file in ``kernel_dir``.
+
+    Unix sockets (TCP on 127.0.0.1 cannot cross network namespaces): the grader's client connects to the relay's
+    (:mod:`autograder.relay`, in a folder only the grader writes), the kernel binds its own in ``sockets/``
+    (:func:`kernel_socket_prefix`; its copy of the connection file says so).
+    """
+    return {"Execute": {"kernel_name": KERNEL_NAME},
+            "KernelManager": {"connection_file": str(kernel_dir / CONNECTION), "transport": "ipc",
+                              "ip": str(kernel_dir / relay.RELAY / "k")}}
+
+
+def kernel_socket_prefix(kernel_dir: Path) -> str:
+    """Where the kernel binds its sockets (ZeroMQ adds ``-N`` per channel)."""
+    return str(Path(kernel_dir) / SOCKETS / "k")
 
 
 def _user_tasks() -> int:
@@ -350,9 +358,11 @@ def enter(args: argparse.Namespace) -> tuple[jail.Plan, list[str], dict[str, str
         home.mkdir(mode=0o700, exist_ok=True)
     seeds = _font_caches()
     command = list(args.command)
-    if "-f" in command[:-1]:  # the connection file the grader wrote: the kernel reads its own copy
-        connection = Path(command[command.index("-f") + 1])
-        seeds[CONNECTION] = connection.read_bytes()
+    if "-f" in command[:-1]:  # the connection file the grader wrote: the kernel reads its own copy, with its sockets
+        connection = json.loads(Path(command[command.index("-f") + 1]).read_text(encoding="utf-8"))
+        if connection.get("transport") == "ipc":
+            connection["ip"] = kernel_socket_prefix(kdir)
+        seeds[CONNECTION] = json.dumps(connection).encode()
         command[command.index("-f") + 1] = str(home / CONNECTION)
     apply_limits(args.memory_mb, None if who.own_uid else args.processes, args.file_mb, args.cpu_seconds)
     mount_args = []

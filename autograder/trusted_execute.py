@@ -29,6 +29,7 @@ import copy
 import os
 import time
 from pathlib import Path
+from queue import Empty
 
 import nbformat
 import zmq
@@ -44,7 +45,7 @@ from course_lib.answer_wire import MIME, WireError
 from course_lib.plain_text import one_line
 from course_lib.remote_answer import Channel, KernelError
 
-from . import sandbox
+from . import relay, sandbox
 from .cells import grade_id
 from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES, TestRun
 
@@ -52,26 +53,29 @@ NOT_RUN = "[not run: the notebook's kernel had stopped ({})]\n"
 TIMED_OUT = "[this cell ran past its {} s time limit and was interrupted by the grader]\n"
 
 
-class CountingChannel(AsyncZMQSocketChannel):
-    """A channel of the grader's kernel client that counts every byte the kernel sends on it."""
+class GuardedChannel(AsyncZMQSocketChannel):
+    """A channel of the grader's kernel client that passes over a message it cannot read (a bad signature, a
+    repeated one), instead of letting it stop the grading; the kernel's own grade pays for what it left out."""
 
-    count = staticmethod(lambda nbytes: None)  # a subclass per submission sets it (TrustedExecute.start_client)
+    async def get_msg(self, timeout: float | None = None) -> dict:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else max(0.0, deadline - time.monotonic())
+            if not await self.socket.poll(None if left is None else int(left * 1000)):
+                raise Empty
+            try:
+                return await self._recv()
+            except ValueError:  # jupyter_client's "Invalid Signature", "Duplicate Signature", a garbled frame
+                continue
 
-    async def _recv(self, **kwargs):
-        frames = await self.socket.recv_multipart(**kwargs)
-        self.count(sum(len(frame) for frame in frames))
-        _, message = self.session.feed_identities(frames)
-        return self.session.deserialize(message)
 
-
-def counting_client(km, count) -> AsyncKernelClient:
-    """A client of ``km``'s kernel whose every channel counts what arrives (``count(nbytes)``) and refuses huge messages."""
-    channel = type("SubmissionChannel", (CountingChannel,), {"count": staticmethod(count)})
+def guarded_client(km) -> AsyncKernelClient:
+    """A client of ``km``'s kernel whose channels pass over unreadable messages and refuse huge or many ones."""
     client = km.client()
     client.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
     client.context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
-    for name in ("shell", "iopub", "stdin", "control"):
-        setattr(client, f"{name}_channel_class", channel)
+    for name in ("shell", "iopub", "control"):
+        setattr(client, f"{name}_channel_class", GuardedChannel)
     return client
 
 
@@ -118,9 +122,8 @@ class KernelLine(Channel):
         errors = [o for o in probe.outputs if o.output_type == "error"]
         if errors and errors[-1].ename == client.error_on_timeout.get("ename"):
             raise KernelError(f"your code did not finish within the {client.timeout} s a cell may run.")
-        if errors:
-            raise KernelError(f"the notebook's code stopped the grader's call ({one_line(errors[-1].ename, 60)}): "
-                              "no points for this check.")
+        if errors:  # which error it raised is the kernel's word: not repeated here
+            raise KernelError("the notebook's code stopped the grader's call with an error: no points for this check.")
         raise KernelError("the notebook's code kept the grader's call from replying: no points for this check.")
 
 
@@ -162,14 +165,16 @@ class TrustedExecute(Execute):
                     self.preprocess_cell(cell, resources, index)
                 self._hidden_phase()
         finally:
+            self._stop_relay()
             if self.findings is not None:
                 self.findings.stopped, self.findings.slowest_cell = self._first_stop or self.stopped, self._slowest
         return self.nb, self.resources
 
     async def async_start_new_kernel_client(self):
-        """nbclient's, with a client that counts and caps what the kernel sends; then the socket folder is locked."""
+        """nbclient's, through a relay that counts every byte the kernel sends; then the socket folder is locked."""
         try:
-            self.kc = counting_client(self.km, self.watchdog.received if self.watchdog else (lambda n: None))
+            self._start_relay()
+            self.kc = guarded_client(self.km)
             await ensure_async(self.kc.start_channels(stdin=False, hb=False))  # never read: never connected
             await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
         except Exception:
@@ -178,6 +183,22 @@ class TrustedExecute(Execute):
         if self.exchange_dir:
             sandbox.lock_sockets(Path(self.exchange_dir))
         return self.kc
+
+    def _start_relay(self) -> None:
+        """The relay between the kernel's sockets and the client's (:mod:`autograder.relay`), for this kernel."""
+        self._stop_relay()
+        km = self.km
+        if not self.exchange_dir or km.transport != "ipc":
+            return
+        ports = [km.shell_port, km.iopub_port, km.stdin_port, km.control_port, km.hb_port]
+        count = self.watchdog.received if self.watchdog is not None else (lambda nbytes: True)
+        self._relay = relay.Relay(Path(km.ip).parent, sandbox.kernel_socket_prefix(Path(self.exchange_dir)), ports,
+                                  count, connect_seconds=self.startup_timeout)
+
+    def _stop_relay(self) -> None:
+        if getattr(self, "_relay", None) is not None:
+            self._relay.stop()
+            self._relay = None
 
     start_new_kernel_client = run_sync(async_start_new_kernel_client)  # nbclient's sync name is bound to its own
 
@@ -300,6 +321,8 @@ class TrustedExecute(Execute):
         if self.exchange_dir:
             sandbox.unlock_sockets(Path(self.exchange_dir))  # the new kernel binds its sockets there again
         self.kc.stop_channels()
+        self._stop_relay()
+        self._line.stored.clear()  # the new kernel holds none of the large values the old one was sent
         await ensure_async(self.km.restart_kernel(now=True))
         await self.async_start_new_kernel_client()
 

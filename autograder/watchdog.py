@@ -44,15 +44,19 @@ class Watchdog:
         self.reason = ""        # why it stopped the kernel it watches now ('' : it did not)
         self.first_reason = ""  # why it stopped the submission's first kernel (the submission's reason)
         self.bytes_received = 0
+        self.cpu_spent, self.cpu_seen = 0.0, 0.0  # CPU seconds of the kernels before this one, and of this one
         self._lock = threading.Lock()
 
     def start(self) -> None:
         threading.Thread(target=self._watch, daemon=True).start()
 
     def rearm(self) -> None:
-        """Watch the submission's next kernel (its hidden cases run again in a fresh one): same deadline, same bytes."""
+        """Watch the submission's next kernel (its hidden cases run in a fresh one): the same deadline, and the bytes and
+        CPU time of the kernels before it still count."""
         with self._lock:
             self.reason = ""
+            self.cpu_spent += self.cpu_seen
+            self.cpu_seen = 0.0
         self.start()
 
     def time_left(self) -> float:
@@ -66,18 +70,20 @@ class Watchdog:
                 self._stop("disk")
             else:
                 cgroup = self.cgroup()
-                if cgroup is not None and cgroup.cpu_seconds() > self.cpu_seconds:
+                self.cpu_seen = max(self.cpu_seen, cgroup.cpu_seconds()) if cgroup is not None else self.cpu_seen
+                if self.cpu_spent + self.cpu_seen > self.cpu_seconds:
                     self._stop("cpu")
             if self.reason:
                 return
 
-    def received(self, nbytes: int) -> None:
-        """Count bytes the kernel sent the grader; past the allowance the kernel is stopped."""
+    def received(self, nbytes: int) -> bool:
+        """Count bytes the kernel sent the grader; past the allowance the kernel is stopped (and False is returned)."""
         with self._lock:
             self.bytes_received += nbytes
             over = self.bytes_received > self.output_mb << 20
-        if over and not self.reason:
+        if over:
             self._stop("output")
+        return not over
 
     def _stop(self, reason: str) -> None:
         with self._lock:

@@ -9,6 +9,7 @@ the kernel. :mod:`course_lib.remote_answer` sends the calls and reads the replie
 from __future__ import annotations
 
 import base64
+import contextvars
 import json
 import math
 from collections import Counter
@@ -42,9 +43,13 @@ class Opaque:
         return f"<{type(self).__name__} from the notebook>"
 
 
+#: set while a reply of a hidden case is read: the type names the kernel sends are not kept (they could carry the case)
+_ANONYMOUS = contextvars.ContextVar("anonymous_types", default=False)
+
+
 def _opaque(type_name: str) -> Opaque:
-    name = "".join(ch for ch in str(type_name) if ch.isalnum() or ch == "_")[:60] or "object"
-    return type(name, (Opaque,), {})()
+    name = "" if _ANONYMOUS.get() else "".join(ch for ch in str(type_name) if ch.isalnum() or ch == "_")[:60]
+    return type(name or "object", (Opaque,), {})()
 
 
 # ---------------------------------------------------------------------------
@@ -176,16 +181,24 @@ def decode(obj: Any, depth: int = 0) -> Any:
         return Counter(out) if rest and rest[0] == ("counter", True) else out
     if key == "__opaque__":
         return _opaque(spec)
-    raise WireError(f"unknown field {str(key)[:40]!r}")
+    raise WireError("unknown field")
 
 
-def read_reply(text: Any) -> Any:
-    """The value a reply describes; :class:`WireError` for a reply that is too large or not of the agreed form."""
+def read_reply(text: Any, anonymous: bool = False) -> Any:
+    """The value a reply describes; :class:`WireError` for a reply that is too large or not of the agreed form.
+
+    ``anonymous``: the reply of a hidden case: the kernel's type names are not kept. A reply with more containers
+    than :data:`MAX_ITEMS` is refused before it is parsed (a few bytes per empty list would cost gigabytes).
+    """
     _need(isinstance(text, str) and len(text) <= MAX_REPLY_CHARS, "reply size")
+    _need(text.count("[") + text.count("{") <= MAX_ITEMS, "reply structure")
+    token = _ANONYMOUS.set(anonymous)
     try:
         return decode(json.loads(text))
     except (json.JSONDecodeError, RecursionError, ValueError, TypeError, OverflowError) as err:
-        raise WireError(str(err)[:100]) from None
+        raise WireError(type(err).__name__) from None
+    finally:
+        _ANONYMOUS.reset(token)
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,6 @@ short message instead of a traceback (nbgrader still counts it as a failed test)
 """
 from __future__ import annotations
 
-import builtins
 import contextlib
 import contextvars
 import linecache
@@ -50,6 +49,7 @@ __all__ = [
     "Terms",
     "case_note",
     "hidden_cases",
+    "in_hidden_case",
     "without_numbers",
     "explain",
     "Probe",
@@ -97,9 +97,8 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
         message = f"name {quoted(text, 60)} is not defined: run its cell, then this one."
     else:
         name = re.sub(r"[^A-Za-z0-9_.]", "", error_type)[:60] or "an error"
-        if _HIDDEN.get():  # a name of the student's own could carry the case: Python's own names only
-            builtin = isinstance(getattr(builtins, name, None), type) and issubclass(getattr(builtins, name), BaseException)
-            message = f"raised {name if builtin else 'an exception of its own'}."
+        if _HIDDEN.get():  # which exception, even one of Python's own, could carry the case: none is named
+            message = "raised an exception."
         else:
             shown = ", ".join(describe_value(a) for a in args)
             message = f"raised {name}: {quoted(text)} (called with {shown})."
@@ -132,6 +131,11 @@ def without_numbers(message: str) -> str:
     """A hidden case's verdict with every number and every quoted text left out: a shape, an offset, a count or a
     string the student's code returned could carry the case."""
     return _NUMBER.sub("\u2026", _QUOTED.sub("\u2026", message))
+
+
+def in_hidden_case() -> bool:
+    """True inside :func:`hidden_cases`."""
+    return _HIDDEN.get()
 
 
 def case_note(case: str) -> str:

@@ -31,9 +31,27 @@ from typing import Any
 
 import torch
 
-from course_lib.answer_wire import (MAX_DEPTH, MIME, KernelHandle, KernelRef, ModuleRef, OneShot, WireError, encode,
-                                    read_reply, tensors_in)
-from course_lib.grading import FAILURE_KINDS, AnswerError, Banned, call_answer, call_failure
+from course_lib.answer_wire import (
+    MAX_DEPTH,
+    MIME,
+    KernelHandle,
+    KernelRef,
+    ModuleRef,
+    OneShot,
+    WireError,
+    encode,
+    read_reply,
+    tensors_in,
+)
+from course_lib.grading import (
+    FAILURE_KINDS,
+    AnswerError,
+    Banned,
+    call_answer,
+    call_failure,
+    in_hidden_case,
+)
+
 
 class KernelError(Exception):
     """The kernel gave no usable reply (it stopped, timed out, or broke the reply)."""
@@ -139,13 +157,14 @@ def call_in_kernel(channel: Channel, exercise: str, func: Any, calls: list[tuple
                "substitutes": substitutes or {}, "grads": [[t.grad for t in tensors] for tensors in sent],
                "pinned": channel.pinned}
     payload, blobs = _pack(request, channel)
+    hidden = in_hidden_case()
     try:
-        reply = read_reply(channel.send("serve", payload))
+        reply = read_reply(channel.send("serve", payload), anonymous=hidden)
         channel.stored.update(blobs)
     except KernelError as err:
         raise AnswerError(exercise, str(err)) from None
     except WireError as err:
-        raise AnswerError(exercise, f"{GARBLED[:-1]} ({err}).") from None
+        raise AnswerError(exercise, GARBLED if hidden else f"{GARBLED[:-1]} ({err}).") from None
     if not isinstance(reply, list) or len(reply) != len(calls) or not all(isinstance(r, dict) for r in reply):
         raise AnswerError(exercise, GARBLED)
     labels = {b.label for b in banned}
