@@ -43,6 +43,9 @@ ACCEPTED_AS_ACCOUNT: dict[str, str] = {
                         "(RLIMIT_AS does not see memory written with write(2) and never mapped)",
     "c04_cpu_in_children": "no cgroup per kernel without root: RLIMIT_CPU is per process, so each child the kernel "
                            "starts has a CPU budget of its own",
+    "r01_replay_cpu_twice": "no cgroup per kernel without root: RLIMIT_CPU is per process, so the kernel that runs the "
+                            "hidden cases again after a stop has a CPU budget of its own (as root the cgroup's CPU time "
+                            "of the first kernel is carried into it)",
 }
 
 
