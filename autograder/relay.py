@@ -26,12 +26,15 @@ class Relay:
     """The relay of one kernel: listens at ``relay_dir/k-N`` for each port N, forwards to ``kernel_prefix-N``.
 
     ``count(nbytes)`` is called for every block read from the kernel; it returns False once the submission's
-    allowance is spent, and the relay then closes that connection.
+    allowance is spent, and the relay then closes that connection. ``refused()`` is called when the grader's side
+    closes a connection while the kernel's bytes are on their way: its ZeroMQ refused them (a message part over
+    its ``MAXMSGSIZE``, or bytes that are not ZeroMQ's), and the messages after them are lost.
     """
 
     def __init__(self, relay_dir: Path, kernel_prefix: str, ports: list[int], count: Callable[[int], bool],
-                 connect_seconds: float = 60):
+                 connect_seconds: float = 60, refused: Callable[[], object] = lambda: None):
         self.relay_dir, self.kernel_prefix, self.count = Path(relay_dir), kernel_prefix, count
+        self.refused = refused
         self.connect_seconds = connect_seconds
         self.selector = selectors.DefaultSelector()
         self.listeners: list[socket.socket] = []
@@ -121,6 +124,8 @@ class Relay:
             target.sendall(data)
             target.setblocking(False)
         except OSError:
+            if from_kernel and not self.stopping.is_set():
+                self.refused()
             self._drop(source)
 
     def _serve(self) -> None:

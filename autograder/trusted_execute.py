@@ -9,10 +9,13 @@ does, except the test cells: those run here (:class:`autograder.verdict.TestRun`
   part once no cell of the student's runs again, against the notebook's names as they stood at the cell
   (pinned in the kernel), so that nothing the kernel prints and no visible verdict comes after a hidden input
   reached it;
-- **every byte the kernel sends is counted where it arrives** (:class:`CountingChannel`, on every channel the
-  grader connects: shell, IOPub and control; stdin and heartbeat are never connected), and the grader's side
-  refuses a message part over :data:`~autograder.verdict.MAX_MESSAGE_BYTES` (zmq's ``MAXMSGSIZE``) and queues
-  few; past the submission's output allowance the watchdog stops the kernel;
+- **every byte the kernel sends is counted on its way** (:mod:`autograder.relay`, between the kernel's sockets
+  and the channels the grader connects: shell, IOPub and control; stdin and heartbeat are never connected),
+  and the grader's side refuses a message part larger than the allowance (zmq's ``MAXMSGSIZE``; without a
+  watchdog :data:`~autograder.verdict.MAX_MESSAGE_BYTES`); past the submission's output allowance the relay and
+  the watchdog stop the kernel. The
+  channels queue every message (no high-water mark: a dropped IOPub message could be the kernel's "idle"),
+  since the allowance already bounds what can be queued;
 - what reaches the page is capped per cell and per notebook (output past it is dropped as it arrives,
   with one line saying so); the reply MIME type is taken only as the answer to the grader's own call,
   once per call; comm messages (widgets) are not kept;
@@ -47,7 +50,7 @@ from course_lib.remote_answer import Channel, KernelError
 
 from . import relay, sandbox
 from .cells import grade_id
-from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, MAX_QUEUED_MESSAGES, TestRun
+from .verdict import INLINE_ARGUMENT, MAX_MESSAGE_BYTES, TestRun
 
 NOT_RUN = "[not run: the notebook's kernel had stopped ({})]\n"
 TIMED_OUT = "[this cell ran past its {} s time limit and was interrupted by the grader]\n"
@@ -69,11 +72,11 @@ class GuardedChannel(AsyncZMQSocketChannel):
                 continue
 
 
-def guarded_client(km) -> AsyncKernelClient:
-    """A client of ``km``'s kernel whose channels pass over unreadable messages and refuse huge or many ones."""
+def guarded_client(km, max_message_bytes: int = MAX_MESSAGE_BYTES) -> AsyncKernelClient:
+    """A client of ``km``'s kernel whose channels pass over unreadable messages and refuse huge ones."""
     client = km.client()
-    client.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)
-    client.context.setsockopt(zmq.RCVHWM, MAX_QUEUED_MESSAGES)
+    client.context.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
+    client.context.setsockopt(zmq.RCVHWM, 0)  # keep every message: the relay's allowance bounds them all
     for name in ("shell", "iopub", "control"):
         setattr(client, f"{name}_channel_class", GuardedChannel)
     return client
@@ -174,7 +177,7 @@ class TrustedExecute(Execute):
         """nbclient's, through a relay that counts every byte the kernel sends; then the socket folder is locked."""
         try:
             self._start_relay()
-            self.kc = guarded_client(self.km)
+            self.kc = guarded_client(self.km, self._largest_message())
             await ensure_async(self.kc.start_channels(stdin=False, hb=False))  # never read: never connected
             await ensure_async(self.kc.wait_for_ready(timeout=self.startup_timeout))
         except Exception:
@@ -184,6 +187,13 @@ class TrustedExecute(Execute):
             sandbox.lock_sockets(Path(self.exchange_dir))
         return self.kc
 
+    def _largest_message(self) -> int:
+        """zmq's limit on one message part: past the output allowance, so that the watchdog stops a kernel over it
+        with that reason (a part zmq refuses drops the connection, and the messages after it, "idle" included)."""
+        if self.watchdog is None:
+            return MAX_MESSAGE_BYTES
+        return max(MAX_MESSAGE_BYTES, (self.watchdog.output_mb + 1) << 20)
+
     def _start_relay(self) -> None:
         """The relay between the kernel's sockets and the client's (:mod:`autograder.relay`), for this kernel."""
         self._stop_relay()
@@ -191,9 +201,11 @@ class TrustedExecute(Execute):
         if not self.exchange_dir or km.transport != "ipc":
             return
         ports = [km.shell_port, km.iopub_port, km.stdin_port, km.control_port, km.hb_port]
-        count = self.watchdog.received if self.watchdog is not None else (lambda nbytes: True)
+        watchdog = self.watchdog
         self._relay = relay.Relay(Path(km.ip).parent, sandbox.kernel_socket_prefix(Path(self.exchange_dir)), ports,
-                                  count, connect_seconds=self.startup_timeout)
+                                  watchdog.received if watchdog else (lambda nbytes: True),
+                                  connect_seconds=self.startup_timeout,
+                                  refused=watchdog.refused if watchdog else (lambda: None))
 
     def _stop_relay(self) -> None:
         if getattr(self, "_relay", None) is not None:

@@ -40,10 +40,8 @@ GRADER_NAMES = ("checks", "torch")
 #: a longer request goes through a file in the grader's request folder (read-only to the kernel), not into its code
 INLINE_ARGUMENT = 64 << 10
 CHECKS_PACKAGE = "course_lib.checks."
-#: what the kernel may send in one message (a reply to the grader's call included); a larger one is refused by zmq
+#: what the kernel may send in one message part when no watchdog sets the allowance; a larger one is refused by zmq
 MAX_MESSAGE_BYTES = 32 << 20
-#: messages the grader's side of a channel holds before it drops (IOPub) or stops reading (the others)
-MAX_QUEUED_MESSAGES = 16
 
 
 def _error_output(ename: str, evalue: str, line: str) -> NotebookNode:

@@ -4,7 +4,8 @@ A :class:`Watchdog` thread runs beside the grading of one submission. It stops t
 started) when the submission runs past its wall time, when its cgroup has used its CPU budget (as root: the
 whole tree's CPU time, read from the cgroup), when the kernel's folder holds more than its disk allowance
 (where the kernel is not isolated; an isolated kernel's home is a tmpfs of that size), and when the kernel
-has sent the grader more bytes than it may (:meth:`received`, called by the grader's side of every channel).
+has sent the grader more bytes than it may (:meth:`received`, called by :mod:`autograder.relay` for every block
+the kernel sends) or something the grader's side refused (:meth:`refused`).
 :meth:`why` says, in the student's words, why the kernel stopped: the reason the watchdog stopped it, or
 what the kernel's cgroup saw (killed for memory, its CPU time used up).
 """
@@ -85,6 +86,10 @@ class Watchdog:
             self._stop("output")
         return not over
 
+    def refused(self) -> None:
+        """The grader's side refused what the kernel sent (a message part past the allowance, or not a message)."""
+        self._stop("refused")
+
     def _stop(self, reason: str) -> None:
         with self._lock:
             if self.reason:
@@ -108,4 +113,6 @@ class Watchdog:
                       "memory together used more than allowed",
             "disk": f"the notebook wrote more than the {self.disk_mb} MB of files allowed",
             "output": f"the notebook sent the grader more than the {self.output_mb} MB of output allowed",
+            "refused": f"the notebook sent the grader a message it refused: one larger than the {self.output_mb} MB "
+                       "of output allowed, or bytes that are not a message",
         }.get(self.first_reason, "")

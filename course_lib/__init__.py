@@ -38,6 +38,7 @@ Grading
 - ``diagnosis``: how a wrong tensor relates to the right one, in the exercise's own terms.
 - ``answer_wire``: the plain data that leaves a student's kernel while it is graded.
 - ``remote_answer``: calling a student's code in their kernel, judging its answer in the grader.
+- ``plain_text``: what the student's code said, made into one line of text, a CSV cell or Markdown that runs nothing.
 - ``checks``: one module of exercise checks per notebook.
 """
 

@@ -42,6 +42,7 @@ __all__ = [
     "call_answer",
     "call_answer_each",
     "call_failure",
+    "raised_by_answer",
     "FAILURE_KINDS",
     "forbidden",
     "report_pass",
@@ -105,6 +106,18 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
     err = AnswerError(exercise, message)
     err.failure = {"kind": kind, "type": error_type, "text": text, "label": label}
     return err
+
+
+def raised_by_answer(err: AnswerError) -> tuple[str, str] | None:
+    """``(exception type name, sentence)`` when ``err`` says the student's function raised, else None.
+
+    A check decides on the type (a hidden case keeps it out of the sentence, not out of the decision); the sentence
+    is what the verdict may repeat: "raised ValueError: «...»" for a shown case, "raised an exception" for a hidden one.
+    """
+    failure = getattr(err, "failure", None)
+    if not isinstance(failure, dict) or failure.get("kind") != "raised":
+        return None
+    return failure.get("type", ""), err.message.split(" (called with")[0].rstrip(".")
 
 
 # ---------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import torch
 
 import course_lib.train as course_train
 from course_lib.checks.common import WRITE_IT_YOURSELF, check_device
-from course_lib.grading import AnswerError, Banned, call_answer_each, case_note, describe_value, report_pass
+from course_lib.grading import (AnswerError, Banned, call_answer_each, case_note, describe_value, raised_by_answer,
+                                report_pass)
 
 __all__ = ["exact_next_token_probs", "sample_next_mistakes", "SamplingCase", "sampling_cases", "check_sample_next",
            "draw_counts_fit", "SIGMAS"]
@@ -346,8 +347,9 @@ def _check_case(case: SamplingCase, request: _Request) -> None:
     try:
         ids = _ids(request, case.what).cpu()
     except AnswerError as err:
-        if case.top_k == 0 and err.message.startswith("raised "):
-            raise AnswerError(ex, f"with top_k = 0 your function {err.message.split(' (called with')[0]}; top_k = 0 means "
+        raised = raised_by_answer(err)
+        if case.top_k == 0 and raised:
+            raise AnswerError(ex, f"with top_k = 0 your function {raised[1]}; top_k = 0 means "
                                   "no restriction, the same as None (`if top_k:` covers both).") from None
         raise
     counts = torch.stack([torch.bincount(ids[r::n_types], minlength=rows.shape[-1]) for r in range(n_types)])
@@ -372,13 +374,15 @@ def _expect_value_error(request: _Request, why: str) -> None:
     said = f"temperature={request.temperature:g}, top_k={request.top_k}"
     logits, returned = request.logits, request.result
     if isinstance(returned, AnswerError):
-        if returned.message.startswith("raised ValueError"):
+        raised = raised_by_answer(returned)
+        if raised is None:
+            raise returned
+        kind, sentence = raised
+        if kind == "ValueError":
             return
-        if returned.message.startswith("raised "):
-            raised = returned.message.split(":", 1)[0].removeprefix("raised ")
-            raise AnswerError(ex, f"with {said} (vocabulary {logits.shape[-1]}) your function raised {raised}; check "
-                                  f"the argument first and raise ValueError with a sentence: {why}") from None
-        raise returned
+        raise AnswerError(ex, f"with {said} (vocabulary {logits.shape[-1]}) your function {sentence.split(':')[0]}, "
+                              f"not ValueError; check the argument first and raise ValueError with a sentence: {why}"
+                          ) from None
     raise AnswerError(ex, f"with {said} (vocabulary {logits.shape[-1]}) your function returned "
                           f"{describe_value(returned)} instead of raising ValueError: {why}")
 
@@ -407,9 +411,10 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     try:
         one = _ids(single, note)
     except AnswerError as err:
-        if err.message.startswith("raised "):
+        raised = raised_by_answer(err)
+        if raised:
             raise AnswerError(ex, f"with one row of logits, shape ({vocab},), your function "
-                                  f"{err.message.split(' (called with')[0]}. A single row must work too: index the last "
+                                  f"{raised[1]}. A single row must work too: index the last "
                                   "dimension (dim=-1, [..., -1:]) rather than dimension 1, and return a 0-dimensional "
                                   "id.") from None
         raise
@@ -427,9 +432,10 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     try:
         _ids(whole, f"top_k = {vocab}, the vocabulary size")
     except AnswerError as err:
-        if err.message.startswith("raised "):
+        raised = raised_by_answer(err)
+        if raised:
             raise AnswerError(ex, f"with top_k = {vocab}, the vocabulary size, your function "
-                                  f"{err.message.split(' (called with')[0]}; top_k equal to the vocabulary is allowed "
+                                  f"{raised[1]}; top_k equal to the vocabulary is allowed "
                                   "(it keeps every token): raise ValueError only when top_k is LARGER.") from None
         raise
     # bad arguments

@@ -26,6 +26,7 @@ from course_lib.grading import (
     case_note,
     close,
     compare_answer,
+    raised_by_answer,
     report_pass,
 )
 
@@ -255,9 +256,10 @@ def _run(ex: str, func: Callable, args: tuple, reference: Callable, case: str, h
     try:
         return call(args)
     except AnswerError as err:
-        if not err.message.startswith("raised"):
+        raised = raised_by_answer(err)
+        if raised is None:
             raise
-        error = err.message[len("raised "):].rstrip(".")
+        error = raised[1].removeprefix("raised ")
     where = case_note(case)
     for layout, other in _other_ranks(args):  # does it work with another number of batch axes?
         try:

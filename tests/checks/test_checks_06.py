@@ -5,7 +5,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from course_lib.checks import transformer as checks
-from course_lib.grading import AnswerError
+from course_lib.grading import AnswerError, hidden_cases
 from nb06_answers import CHEATS, NOTEBOOK
 from notebook_runner import SolutionKernel
 
@@ -258,3 +258,21 @@ def test_the_language_model_check(monkeypatch, capsys):
     monkeypatch.setenv("COURSE_FAST", "1")
     checks.check_char_lm(model, 2.3, 2.4)  # a shortened training is not judged on how far it learnt
     assert "not judged" in capsys.readouterr().out
+
+
+def test_a_hidden_case_decides_on_the_exception_type_without_naming_it():
+    """In a hidden case the sentence names no exception, but the check still knows that ValueError was raised."""
+    right = _solution_sampler()
+
+    def raises_type_error(z, t=1.0, k=None, g=None):
+        if t <= 0 or (k is not None and k > z.shape[-1]):
+            raise TypeError("bad argument")
+        return right(z, t, k, g)
+
+    with hidden_cases():
+        sampling.check_sample_next(right, seed=5)
+        with pytest.raises(AnswerError, match="raised an exception, not ValueError") as caught:
+            sampling.check_sample_next(raises_type_error, seed=5)
+    assert "TypeError" not in str(caught.value) and "bad argument" not in str(caught.value)
+    with pytest.raises(AnswerError, match="raised TypeError, not ValueError"):
+        sampling.check_sample_next(raises_type_error, seed=5)

@@ -226,6 +226,8 @@ CASES = [
     Case("huge_output", {**SOL, "table_z": SOL["table_z"] + (
         "\nimport sys\nline = 'x' * 999 + '\\n'\nfor _ in range(40_000):\n    sys.stdout.write(line)\n")},
          FULL, "output dropped by the grader"),
+    Case("output_past_allowance", {**SOL, "table_z": SOL["table_z"] + "\nimport sys\nsys.stdout.write('x' * (70 << 20))\n"},
+         earned_before("table_z"), "message it refused: one larger than the 64 MB of output allowed"),
 ]
 
 
