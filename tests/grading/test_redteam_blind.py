@@ -7,7 +7,6 @@ the canaries, grades, and says for each attack whether anything got out, with th
 """
 import json
 import os
-import pwd
 import shutil
 import subprocess
 import sys
@@ -15,10 +14,11 @@ import tempfile
 from pathlib import Path
 
 import pytest
-
-from autograder.sandbox import isolation_problem
+from grading_accounts import grading_account
 from notebook_runner import REPO
 from test_exchange import unreadable_repository, view_script
+
+from autograder.sandbox import isolation_problem
 
 pytestmark = [pytest.mark.pipeline,
               pytest.mark.skipif(os.geteuid() != 0 or bool(isolation_problem()),
@@ -31,32 +31,10 @@ ACCEPTED = {
 }
 
 
-def _free_name(stem: str) -> str:
-    for n in range(100):
-        try:
-            pwd.getpwnam(f"{stem}{n}")
-        except KeyError:
-            return f"{stem}{n}"
-    raise RuntimeError(f"no free account name like {stem}N")
-
-
 @pytest.fixture(params=["root", "account"])
 def grader(request):
     """Who grades: root, or an unprivileged account made for the test (what the README recommends)."""
-    if request.param == "root":
-        yield ""
-        return
-    if shutil.which("useradd") is None or shutil.which("setpriv") is None:
-        pytest.skip("useradd and setpriv are needed to grade as an unprivileged account")
-    if unreadable_repository():
-        pytest.skip(unreadable_repository())
-    name = _free_name(f"rtb{os.getpid() % 10000}g")
-    subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
-                    "--user-group", "--no-log-init", name], check=True, capture_output=True, text=True)
-    try:
-        yield name
-    finally:
-        subprocess.run(["userdel", name], capture_output=True, text=True)
+    yield from grading_account(request.param, "rtb", unreadable_repository())
 
 
 def test_every_blind_attack_is_contained(grader):

@@ -15,7 +15,6 @@ contained": no cgroup per kernel without root).
 """
 import json
 import os
-import pwd
 import shutil
 import stat
 import subprocess
@@ -24,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from grading_accounts import grading_account
 
 from autograder.sandbox import isolation_problem
 
@@ -49,15 +49,6 @@ ACCEPTED_AS_ACCOUNT: dict[str, str] = {
 }
 
 
-def _free_name(stem: str) -> str:
-    for n in range(100):
-        try:
-            pwd.getpwnam(f"{stem}{n}")
-        except KeyError:
-            return f"{stem}{n}"
-    raise RuntimeError(f"no free account name like {stem}N")
-
-
 def _unreadable_repository() -> str:
     """'' when other users can read the repository's code and the venv, else why not."""
     for path in (REPO / "autograder" / "grade.py", REPO / "course_lib" / "__init__.py",
@@ -77,20 +68,7 @@ def _unreadable_repository() -> str:
 @pytest.fixture(params=["root", "account"])
 def grader(request):
     """Who grades: root, or an unprivileged account made for the test (what the README recommends)."""
-    if request.param == "root":
-        yield ""
-        return
-    if shutil.which("useradd") is None or shutil.which("setpriv") is None:
-        pytest.skip("useradd and setpriv are needed to grade as an unprivileged account")
-    if _unreadable_repository():
-        pytest.skip(_unreadable_repository())
-    name = _free_name(f"rtw{os.getpid() % 10000}g")
-    subprocess.run(["useradd", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin",
-                    "--user-group", "--no-log-init", name], check=True, capture_output=True, text=True)
-    try:
-        yield name
-    finally:
-        subprocess.run(["userdel", name], capture_output=True, text=True)
+    yield from grading_account(request.param, "rtw", _unreadable_repository())
 
 
 def test_every_whitebox_attack_is_contained(grader):
