@@ -22,3 +22,4 @@ class Blind:
     test_cell: str    # grade_id of the check cell that must fail
     mistake: str      # what the student did wrong, in plain words
     names_it: tuple   # ((phrase, phrase, ...), (phrase, ...), ...): any alternative whose phrases all appear
+    part: str = ""    # which part of the answer is wrong, in a few words (for counting sentences that point elsewhere)
