@@ -1,7 +1,8 @@
-"""How often the feedback names the blind set's mistakes: ``python tests/checks/blind/measure.py [--holdout] [NN ...]``.
+"""How often the feedback names the blind set's mistakes: ``python tests/checks/blind/measure.py [--set NAME] [NN ...]``.
 
-``--holdout`` reads ``tests/checks/blind_holdout/`` instead: a second blind set, written after the diagnosis
-was built and never used to tune it.
+``--set blind_holdout`` reads ``tests/checks/blind_holdout/`` instead: a second blind set, written after the
+diagnosis was built and never used to tune it; ``--set blind_third`` the third, written before the checks of
+arguments changed in place, the edge cases and the mutations (``--holdout`` is ``--set blind_holdout``).
 
 Each wrong answer of ``tests/checks/blind/nbNN_blind.py`` replaces its answer cell in the solution
 notebook's namespace (as ``tests/checks/test_checks.py`` does), its check cell runs, and the sentence it
@@ -92,7 +93,8 @@ def main(numbers: list[str], folder: str = "blind") -> None:
         outcomes, _ = measure(number, folder)
         for o in outcomes:
             mark = "NAMED " if o.named else ("PASSED" if not o.failed else "missed")
-            print(f"{mark} {number} {o.case.name}: {o.feedback[:400]}")
+            part = f" [{o.case.part}]" if getattr(o.case, "part", "") and not o.named else ""
+            print(f"{mark} {number} {o.case.name}{part}: {o.feedback[:400]}")
         n = sum(o.named for o in outcomes)
         print(f"== {number}: {n} of {len(outcomes)} named")
         total += len(outcomes)
@@ -102,6 +104,12 @@ def main(numbers: list[str], folder: str = "blind") -> None:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    holdout = "--holdout" in args
-    numbers = [a for a in args if a != "--holdout"]
-    main(numbers or NOTEBOOKS, "blind_holdout" if holdout else "blind")
+    chosen = "blind"
+    if "--holdout" in args:
+        args.remove("--holdout")
+        chosen = "blind_holdout"
+    if "--set" in args:
+        at = args.index("--set")
+        chosen = args[at + 1]
+        del args[at:at + 2]
+    main(args or NOTEBOOKS, chosen)
