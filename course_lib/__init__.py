@@ -35,6 +35,7 @@ Instruments
 
 Grading
 - ``grading``: answer checks whose messages name the mistake.
+- ``argument_changes``: which argument a student's function changed in place, and how.
 - ``diagnosis``: how a wrong tensor relates to the right one, in the exercise's own terms.
 - ``answer_wire``: the plain data that leaves a student's kernel while it is graded.
 - ``remote_answer``: calling a student's code in their kernel, judging its answer in the grader.

@@ -27,8 +27,9 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 import torch
 
 from course_lib.answer_wire import handle_in
+from course_lib.argument_changes import first_change, snapshot
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
-from course_lib.plain_text import quoted
+from course_lib.plain_text import one_line, quoted
 
 __all__ = [
     "AnswerError",
@@ -80,7 +81,7 @@ class ForbiddenCallError(RuntimeError):
 
 
 #: how a call of the student's function can fail, as :func:`call_failure` says it
-FAILURE_KINDS = ("not_implemented", "forbidden", "raised", "undefined")
+FAILURE_KINDS = ("not_implemented", "forbidden", "raised", "undefined", "changed")
 
 
 def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = "", label: str = "",
@@ -96,6 +97,8 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
         message = f"{label} is switched off while {exercise} is graded: {reason}"
     elif kind == "undefined":
         message = f"name {quoted(text, 60)} is not defined: run its cell, then this one."
+    elif kind == "changed":
+        message = _changed_message(label, text, error_type)
     else:
         name = re.sub(r"[^A-Za-z0-9_.]", "", error_type)[:60] or "an error"
         if _HIDDEN.get():  # which exception, even one of Python's own, could carry the case: none is named
@@ -118,6 +121,23 @@ def raised_by_answer(err: AnswerError) -> tuple[str, str] | None:
     if not isinstance(failure, dict) or failure.get("kind") != "raised":
         return None
     return failure.get("type", ""), err.message.split(" (called with")[0].rstrip(".")
+
+
+def _changed_message(where: str, how: str, kind: str) -> str:
+    """The sentence for an argument the student's function changed in place (:mod:`course_lib.argument_changes`)."""
+    where = re.sub(r"[^\w\[\]'(),. -]", "", where)[:80] or "argument"
+    name = re.split(r"[\[.]", where, maxsplit=1)[0]
+    if kind == "tensor":
+        fix = (f"work on a new tensor (`{name} = {name} - m` rather than `{name} -= m`, `masked_fill` rather than "
+               f"`masked_fill_`, or `{name}.clone()` first)")
+    elif kind == "module":
+        fix = "leave the module's parameters as they are"
+    else:
+        fix = f"build a new one (or work on a copy: `{name}.copy()`)"
+    if _HIDDEN.get():  # what changed, and how, could carry the case
+        return f"changed its argument `{name}` in place; the caller's value must stay as it was: {fix}."
+    return (f"changed its argument `{where}` in place: {one_line(how, 300)}. The caller's value must stay as it was: "
+            f"{fix}.")
 
 
 # ---------------------------------------------------------------------------
@@ -399,8 +419,13 @@ def call_answer(
     missing = [name for name in (substitutes or {}) if name not in namespace]  # e.g. its cell timed out
     try:
         namespace.update({name: substitutes[name] for name in [*saved, *missing]})
+        kept = snapshot(args, kwargs)
         with forbidden(exercise, banned, reason, [namespace]):
-            return func(*args, **kwargs)
+            result = func(*args, **kwargs)
+        change = first_change(func, args, kwargs, kept)
+        if change is not None:
+            raise call_failure(exercise, "changed", label=change.where, text=change.how, error_type=change.kind)
+        return result
     except NotImplementedError:
         raise call_failure(exercise, "not_implemented") from None
     except ForbiddenCallError as err:

@@ -362,7 +362,7 @@ WRONG += [
           sample_source(draw="torch.multinomial(probs, 1, generator=generator).squeeze(1)"), "check_sample_next",
           "A single row must work too"),
     Wrong("sample_in_place", "sample_next",
-          sample_source(scaled="logits.div_(temperature)"), "check_sample_next", "changed the logits in place"),
+          sample_source(scaled="logits.div_(temperature)"), "check_sample_next", "changed its argument `logits` in place"),
 ]
 
 ALTERNATIVES["loops"]["sample_next"] = '''def sample_next(logits, temperature=1.0, top_k=None, generator=None):

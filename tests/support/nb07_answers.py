@@ -236,7 +236,7 @@ WRONG = [
           "    sentence_a.insert(0, cls_id)\n    sentence_a.append(sep_id)\n"
           "    ids = sentence_a + sentence_b + [sep_id]\n"
           "    return ids, [0] * (n_a + 2) + [1] * (len(sentence_b) + 1)\n",
-          "check_nsp_pair", "changed the lists it was given"),
+          "check_nsp_pair", "changed its argument `sentence_a` in place: its length went"),
     Wrong("nsp_hardcoded_ids", "nsp_pair", nsp_source(ids="[101] + list(sentence_a) + [102] + list(sentence_b) + [102]"),
           "check_nsp_pair", "use the arguments cls_id and sep_id"),
     Wrong("embeddings_no_positions", "bert_embeddings", embeddings_source(position_term="0"), "check_bert_embeddings",
