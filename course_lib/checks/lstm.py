@@ -16,7 +16,8 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, as_float64, check_device,
+                                     check_gradients_reach, random_tensor)
 from course_lib.diagnosis import express
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
                                 compare_answer, describe_value, probe, report_pass, zeroed)
@@ -89,19 +90,30 @@ def _random_forget_case(hidden: int, input_dim: int, seed: int, dtype: torch.dty
             random_tensor((hidden, hidden + input_dim), dtype, device, g), random_tensor((hidden,), dtype, device, g))
 
 
+LARGE_GATE = "pre-activations +100, -100 and 0.5, float32"
+
+
 def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]] = ((3, 2),), seed: int = 0,
                       dtype: torch.dtype = torch.float32, device: Any = None) -> None:
-    """The lecture's example exactly (float64), then random (H, D) cases against torch.sigmoid."""
+    """The lecture's example exactly (float64), then random (H, D) cases against torch.sigmoid, then pre-activations
+    of +-100 in float32 (where e^a / (1 + e^a) is nan)."""
     ex = "forget_gate"
     device = check_device(device)
     s = slide_inputs()
     cases = [((s["h_prev"], s["x_t"], s["w_f"], s["b_f"]), "the slide's example, float64")]
     for number, (hidden, input_dim) in enumerate(sizes):
         cases.append((_random_forget_case(hidden, input_dim, seed + number, dtype, device), f"H={hidden}, D={input_dim}"))
+    h, x, w_f, _ = _random_forget_case(3, 2, seed, torch.float32, device)
+    cases.append(((h, x, w_f * 0, torch.tensor([100.0, -100.0, 0.5], device=device)), LARGE_GATE))
     for inputs, case in cases:
         h, x, w_f, b_f = inputs
         expected = torch.sigmoid(w_f @ torch.cat([h, x]) + b_f)  # (H,)
         got = call_answer(ex, forget_gate, *(t.clone() for t in inputs))
+        if (case == LARGE_GATE and isinstance(got, torch.Tensor) and got.shape == expected.shape
+                and not bool(torch.isfinite(got).all())):
+            raise AnswerError(ex, "with pre-activations of +100 and -100 (float32) your f is not finite: e^a / (1 + e^a) "
+                                  "is inf / inf = nan once e^a overflows (e^89 already does in float32). Use "
+                                  "torch.sigmoid(a), or 1 / (1 + torch.exp(-a)), which only underflows to 0.")
         compare_answer(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
                        terms=Terms(axes=("hidden unit",)),
                        probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
@@ -251,7 +263,8 @@ def _gate_probes(lstm_cell: Callable, inputs: tuple, part: int) -> Callable[[], 
 
 def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tuple[int, int]] = ((4, 4), (3, 5)),
                     seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
-    """Checks (h_t, c_t) against nn.LSTMCell with the same weights, for each (D, H) in ``sizes``."""
+    """Checks (h_t, c_t) against nn.LSTMCell with the same weights, for each (D, H) in ``sizes``, and that gradients
+    flow back through the states to h_prev and c_prev."""
     ex = "lstm_cell"
     device = check_device(device)
     for number, (input_dim, hidden) in enumerate(sizes):
@@ -280,4 +293,6 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
                        pick=lambda r: r[0], terms=terms, probes=_gate_probes(lstm_cell, inputs, 0))
         compare_answer(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
                        pick=lambda r: r[1], terms=terms, probes=_gate_probes(lstm_cell, inputs, 1))
-    report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}")
+    check_gradients_reach(ex, lstm_cell, _cell, inputs, {1: "h_prev", 2: "c_prev"}, banned=_LSTM_BUILTINS,
+                          reason=WRITE_IT_YOURSELF, why=STATE_GRADIENTS)
+    report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}; gradients reach h_prev and c_prev")

@@ -330,20 +330,55 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
         if k > 0 and got == -math.inf and expected > -math.inf:
             raise AnswerError(ex, f"log of zero: your answer is -inf although this check asks for add-k smoothing "
                               f"(k={k}), so no probability is 0{case_note(case)}.")
-        mistakes = [
-            ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
-             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
-            ("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
-             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, eos=False)),
-            ("log2", "you used log base 2; use the natural log (math.log).",
-             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=2)),
-            ("log10", "you used log base 10; use the natural log (math.log).",
-             lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=10)),
-            ("probability", "you returned the probability, not its log: add up log-probabilities.",
-             lambda: math.exp(expected)),
-        ]
-        _compare_number(ex, got, expected, mistakes, what="your log-probability", case=case)
-    report_pass(ex, f"{len(tests)} sentence(s), n={n}, k={k}")
+        _compare_number(ex, got, expected, _logprob_mistakes(tokens, grams, contexts, n, k, V, expected),
+                        what="your log-probability", case=case)
+    _check_long_sentence(sentence_logprob, tests[0], grams, contexts, n, V)
+    report_pass(ex, f"{len(tests)} sentence(s), n={n}, k={k}; and one of {LONG_REPEATS * len(tests[0])} words")
+
+
+#: a long sentence: the first test sentence this many times over (with k = 1, every word's probability is above 0)
+LONG_REPEATS = 150
+
+
+def _check_long_sentence(sentence_logprob: Callable, tokens: list[str], grams: Counter, contexts: Counter, n: int,
+                         V: int) -> None:
+    """A sentence long enough that the product of its probabilities underflows to 0.0, smoothed so that none is 0."""
+    ex, k = "sentence_logprob", 1.0
+    long = list(tokens) * LONG_REPEATS
+    case = f"one sentence of {len(long)} words, n={n}, k={k}"
+    expected = plain_sentence_logprob(long, grams, contexts, n, k, V)  # about -2000: finite
+    underflow = (f"a sentence of {len(long)} words, each with a probability above 0 (k={k}), got log-probability "
+                 "-inf: the product of that many probabilities underflows to 0.0 in floating point. Add the logs one "
+                 "by one (total += math.log(p)) instead of taking the log of a product.")
+    try:
+        got = call_answer(ex, sentence_logprob, long, Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
+                          banned=_BANNED, reason=_REASON, substitutes={"ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
+    except AnswerError as err:
+        if "math domain error" in err.message:
+            raise AnswerError(ex, underflow) from None
+        raise
+    got = _as_number(ex, got, "one number (a log-probability)")
+    if got == -math.inf:
+        raise AnswerError(ex, underflow)
+    _compare_number(ex, got, expected, _logprob_mistakes(long, grams, contexts, n, k, V, expected),
+                    what="your log-probability", case=case)
+
+
+def _logprob_mistakes(tokens: list[str], grams: Counter, contexts: Counter, n: int, k: float, V: int,
+                      expected: float) -> list[tuple[str, str, Callable[[], float]]]:
+    """The catalogued wrong log-probabilities of one sentence: (name, sentence, value)."""
+    return [
+        ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
+         lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
+        ("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
+         lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, eos=False)),
+        ("log2", "you used log base 2; use the natural log (math.log).",
+         lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=2)),
+        ("log10", "you used log base 10; use the natural log (math.log).",
+         lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, base=10)),
+        ("probability", "you returned the probability, not its log: add up log-probabilities.",
+         lambda: math.exp(expected)),
+    ]
 
 
 # ---------------------------------------------------------------------------
@@ -398,4 +433,27 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
     }
     mistakes = [(name, message, lambda v=value: v) for name, (message, value) in wrong.items()]
     _compare_number(ex, got, expected, mistakes, what="your perplexity", case=case)
-    report_pass(ex, f"{expected:.4f} on {case}")
+    _check_unseen_perplexity(perplexity, train, grams, contexts, n, V)
+    report_pass(ex, f"{expected:.4f} on {case}; infinite with k=0 and an unseen bigram")
+
+
+def _check_unseen_perplexity(perplexity: Callable, train: list[list[str]], grams: Counter, contexts: Counter, n: int,
+                             V: int) -> None:
+    """k = 0, the training sentences (each of probability above 0) and one with an n-gram the training text never
+    has: its probability is 0, the perplexity math.inf."""
+    ex = "perplexity"
+    unseen = [*train[0], train[0][-1]]  # the last word twice: an n-gram no training sentence has
+    sentences = [*train, unseen]
+    if plain_sentence_logprob(unseen, grams, contexts, n, 0.0, V) > -math.inf:
+        return  # (another corpus: no unseen n-gram this way)
+    got = call_answer(ex, perplexity, [list(t) for t in sentences], Counter(grams), Counter(contexts), n, k=0.0,
+                      vocab_size=V, banned=_BANNED, reason=_REASON,
+                      substitutes={"sentence_logprob": _SentenceRecorder(ex, 0.0),
+                                   "ngram_prob": _Recorder(ex, n, 0.0, grams, contexts, V)})
+    got = _as_number(ex, got, "one number")
+    if got != math.inf:
+        said = "skipped" if math.isfinite(got) else f"returned {got}"
+        raise AnswerError(ex, f"with k=0 and a test sentence that has an n-gram the training text never has ("
+                              f"{' '.join(unseen[-2:])!r}), that sentence's probability is 0, so the perplexity is "
+                              f"infinite (math.inf); your answer {said} it. Do not leave sentences out: a total "
+                              "log-probability of -inf gives exp(inf) = inf.")

@@ -19,7 +19,8 @@ from torch import nn
 
 import course_lib.rnn as course_rnn
 from course_lib.diagnosis import express
-from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, check_device, check_gradients_reach,
+                                     random_tensor)
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
                                 close, compare_answer, describe_value, probe, report_pass, zeroed)
 
@@ -162,7 +163,9 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
                        probes=lambda inputs=inputs: probe(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
                                                                                               only=("x_t", "h_prev", "b"), hints=_HINTS),
                                                           banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
-    report_pass(ex, f"equals nn.RNNCell for (D, H) in {list(sizes)}")
+    check_gradients_reach(ex, rnn_step, _correct_step, inputs, {1: "h_prev"}, banned=_RNN_BUILTINS,
+                          reason=WRITE_IT_YOURSELF, why=STATE_GRADIENTS)
+    report_pass(ex, f"equals nn.RNNCell for (D, H) in {list(sizes)}; gradients reach h_prev")
 
 
 # ---------------------------------------------------------------------------
@@ -260,7 +263,9 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
                                       "the hidden size H": hidden_dim}))
     compare_answer(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
                    terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
-    report_pass(ex, f"equals nn.RNN over T={seq_len} steps")
+    check_gradients_reach(ex, rnn_forward, _forward, inputs, {1: "h0"}, banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF,
+                          substitutes={"rnn_step": _correct_step}, why=STATE_GRADIENTS)
+    report_pass(ex, f"equals nn.RNN over T={seq_len} steps; gradients reach h0")
 
 
 # ---------------------------------------------------------------------------

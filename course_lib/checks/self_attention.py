@@ -274,6 +274,16 @@ def _softmax_variants(dim: int) -> list[Variant]:
     ]
 
 
+FAR_APART = "rows 1000 apart (each row's own maximum differs)"
+
+
+def _far_apart_offsets(x: torch.Tensor, dim: int) -> torch.Tensor:
+    """0, 1000, 2000, ... for each slice along ``dim``: a different constant per row, the same along the row."""
+    axis = dim % x.dim()
+    other = [1 if i == axis else size for i, size in enumerate(x.shape)]  # x's shape with 1 at dim
+    return 1000.0 * torch.arange(math.prod(other), dtype=x.dtype, device=x.device).reshape(other)
+
+
 def check_softmax(
     softmax: Callable, *, shape: tuple[int, ...] = (3, 4), dim: int = -1, dtype: torch.dtype = torch.float32,
     seed: int = 0, device: Any = None, large: bool = True,
@@ -286,11 +296,17 @@ def check_softmax(
     cases = [(f"x of shape {tuple(shape)}, dim={dim}", x)]
     if large:
         cases.append(("large inputs around 1000", x * 10 + 1000))
+        cases.append((FAR_APART, x + _far_apart_offsets(x, dim)))
     for label, x in cases:
         expected = torch.softmax(x, dim=dim)
         got = call_answer(ex, softmax, x.clone(), dim=dim, banned=SOFTMAX_BUILTINS, reason=WRITE_IT_YOURSELF)
         if (isinstance(got, torch.Tensor) and got.shape == expected.shape and not bool(torch.isfinite(got).all())
                 and bool(torch.isfinite(expected).all())):
+            if label == FAR_APART:
+                raise AnswerError(ex, "your softmax subtracts a maximum that is not each row's own (one for the whole "
+                                      "tensor, or one along another axis): with rows 1000 apart, exp underflows to 0 in "
+                                      "the rows below it, and 0 / 0 is nan. Subtract the maximum along `dim`: "
+                                      "x.max(dim=dim, keepdim=True).values.")
             raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along `dim` before exp.")
         compare_answer(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label,
                        terms=Terms(sums_to_one=dim, axes=tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}"

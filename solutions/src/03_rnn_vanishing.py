@@ -75,7 +75,9 @@ print("models train on:", device)
 # Write `rnn_step(x_t, h_prev, U, W, b)`, returning $h_t = \tanh(b + W h_{t-1} + U x_t)$ of shape
 # (B, H). It is checked against PyTorch's `nn.RNNCell` given the same weights (`weight_ih` $= U$,
 # `weight_hh` $= W$; PyTorch keeps two biases whose sum is $b$). `nn.RNN`, `nn.RNNCell` and the
-# course's own RNN are switched off while your answer is graded.
+# course's own RNN are switched off while your answer is graded. Section 3 backpropagates through
+# your steps, so $h_t$ must carry gradients back to `h_prev`: no `.detach()`, `.item()` or
+# `torch.no_grad()` (the check backpropagates through your step too).
 
 # %% [answer] id=rnn_step
 def rnn_step(x_t, h_prev, U, W, b):
@@ -117,7 +119,8 @@ print("rnn_step:\n", rnn_step(x_t, h_prev, U, W, b))
 # - `h_T`, the last state (B, H), from which a later call could continue.
 #
 # Write `rnn_forward(x, h0, U, W, b)` using your `rnn_step`. (While this is graded, your `rnn_step` is
-# replaced by a correct one, so a mistake there is not charged twice.)
+# replaced by a correct one, so a mistake there is not charged twice.) As in `rnn_step`, gradients
+# must flow through every state back to `h0`: do not detach the state between steps.
 
 # %% [answer] id=rnn_forward
 def rnn_forward(x, h0, U, W, b):

@@ -126,7 +126,9 @@ print(f"sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).it
 # Write `lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh)` for a batch: `x_t` (B, D), `h_prev`
 # and `c_prev` (B, H). Return the pair `(h_t, c_t)`, each (B, H). It is checked against `nn.LSTMCell`
 # with the same weights. `nn.LSTM`, `nn.LSTMCell`, `torch.lstm_cell` and the course's own LSTM are
-# switched off while your answer is graded.
+# switched off while your answer is graded. An LSTM learns by backpropagating through its steps, one
+# after another, so both returned states must carry gradients back to `h_prev` and `c_prev` (no
+# `.detach()`): the check backpropagates through your cell.
 
 # %% [answer] id=lstm_cell
 def lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):

@@ -75,6 +75,20 @@ WRONG = [
           "check_sentence_logprob", "base 2"),
     Wrong("logprob_k_not_passed", "sentence_logprob", logprob_source(kwargs=""),
           "check_sentence_logprob", "log of zero"),
+    Wrong("logprob_of_product", "sentence_logprob",
+          "def sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):\n"
+          "    padded = ['<s>'] * (n - 1) + list(tokens) + ['</s>']\n    product = 1.0\n"
+          "    for i in range(n - 1, len(padded)):\n"
+          "        product *= ngram_prob(counts_n, counts_n_minus_1, tuple(padded[i - n + 1:i]), padded[i], k=k,\n"
+          "                              vocab_size=vocab_size)\n"
+          "    return math.log(product) if product > 0 else -math.inf\n",
+          "check_sentence_logprob", "underflows to 0.0"),
+    Wrong("ppl_skips_impossible", "perplexity",
+          "def perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):\n"
+          "    total, N = 0.0, 0\n    for s in sentences:\n"
+          "        lp = sentence_logprob(s, counts_n, counts_n_minus_1, n, k=k, vocab_size=vocab_size)\n"
+          "        if lp > -math.inf:\n            total, N = total + lp, N + len(s) + 1\n"
+          "    return math.exp(-total / N)\n", "check_perplexity", "your answer skipped it"),
     Wrong("ppl_base2", "perplexity", ppl_source(ret="2 ** (-total / N)"), "check_perplexity", "log base"),
     Wrong("ppl_not_divided", "perplexity", ppl_source(ret="math.exp(-total)"), "check_perplexity", "did not divide"),
     Wrong("ppl_per_sentence", "perplexity", ppl_source(N="len(sentences)"), "check_perplexity", "number of sentences"),

@@ -79,6 +79,19 @@ WRONG = [
           "    total = torch.sqrt(sum((p.grad ** 2).sum() for p in params))\n    for p in params:\n"
           "        n = p.grad.norm()\n        if n > max_norm:\n            p.grad.mul_(max_norm / (n + 1e-6))\n"
           "    return total\n", "check_clip_grad_norm", "each parameter's gradient by its own norm"),
+    Wrong("step_numpy", "rnn_step",
+          "import numpy as np\ndef rnn_step(x_t, h_prev, U, W, b):\n"
+          "    a = np.tanh(b.detach().cpu().numpy() + h_prev.detach().cpu().numpy() @ W.detach().cpu().numpy().T\n"
+          "                + x_t.detach().cpu().numpy() @ U.detach().cpu().numpy().T)\n"
+          "    return torch.from_numpy(a).to(x_t.device)\n", "check_rnn_step", "no gradient reaches `h_prev`"),
+    Wrong("step_numpy_no_detach", "rnn_step",
+          "import numpy as np\ndef rnn_step(x_t, h_prev, U, W, b):\n"
+          "    a = np.tanh(b.numpy() + h_prev.numpy() @ W.numpy().T + x_t.numpy() @ U.numpy().T)\n"
+          "    return torch.from_numpy(a)\n", "check_rnn_step", "compute with torch operations only"),
+    Wrong("forward_detached", "rnn_forward",
+          "def rnn_forward(x, h0, U, W, b):\n    h, hs = h0, []\n    for t in range(x.shape[1]):\n"
+          "        h = rnn_step(x[:, t], h, U, W, b).detach()\n        hs.append(h)\n"
+          "    return torch.stack(hs, dim=1), h\n", "check_rnn_forward", "no gradient reaches `h0`"),
     Wrong("clip_no_return", "clip_grad_norm", clip_source(ret="None"), "check_clip_grad_norm", "returned None"),
     Wrong("clip_norm_after", "clip_grad_norm",
           clip_source(ret="torch.sqrt(sum((p.grad ** 2).sum() for p in params))"), "check_clip_grad_norm",
@@ -143,10 +156,8 @@ def clip_grad_norm(parameters, max_norm):
 ''',
     },
     "vectorised": {
-        "rnn_step": '''import numpy as np
-def rnn_step(x_t, h_prev, U, W, b):
-    a = np.tanh(b.cpu().numpy() + h_prev.cpu().numpy() @ W.cpu().numpy().T + x_t.cpu().numpy() @ U.cpu().numpy().T)
-    return torch.from_numpy(a).to(x_t.device)
+        "rnn_step": '''def rnn_step(x_t, h_prev, U, W, b):
+    return torch.tanh(torch.addmm(torch.addmm(b, h_prev, W.T), x_t, U.T))
 ''',
         "rnn_forward": '''def rnn_forward(x, h0, U, W, b):
     inputs = torch.einsum("btd,hd->bth", x, U) + b

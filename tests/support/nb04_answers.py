@@ -38,6 +38,12 @@ WRONG = [
     Wrong("forget_tanh", "forget_gate", forget_source("torch.tanh(w_f @ torch.cat([h_prev, x_t]) + b_f)"),
           "check_forget_gate", "you used tanh",
           also_fails=("check_slide_example",)),  # the slide example is computed with forget_gate
+    Wrong("forget_exp_ratio", "forget_gate",
+          forget_source("torch.exp(w_f @ torch.cat([h_prev, x_t]) + b_f) / (1 + torch.exp(w_f @ torch.cat([h_prev, x_t]) + b_f))"),
+          "check_forget_gate", "e^a / (1 + e^a)"),
+    Wrong("cell_detached", "lstm_cell", cell_source(a="x_t @ W_ih.T + b_ih + h_prev.detach() @ W_hh.T + b_hh",
+                                                    c="f * c_prev.detach() + i * g"),
+          "check_lstm_cell", "no gradient reaches `h_prev`"),
     Wrong("forget_no_bias", "forget_gate", forget_source("torch.sigmoid(w_f @ torch.cat([h_prev, x_t]))"),
           "check_forget_gate", "bias b_f is missing"),
     Wrong("forget_no_x", "forget_gate", forget_source("torch.sigmoid(w_f[:, :h_prev.shape[0]] @ h_prev + b_f)"),
@@ -109,15 +115,13 @@ def forget_gate(h_prev, x_t, w_f, b_f):
     a = w_f.cpu().numpy() @ np.concatenate([h_prev.cpu().numpy(), x_t.cpu().numpy()]) + b_f.cpu().numpy()
     return torch.from_numpy(1 / (1 + np.exp(-a))).to(h_prev.device)
 ''',
-        "lstm_cell": '''import numpy as np
-def lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
-    n = lambda t: t.cpu().numpy()
-    a = n(x_t) @ n(W_ih).T + n(h_prev) @ n(W_hh).T + n(b_ih) + n(b_hh)
-    a_i, a_f, a_g, a_o = np.split(a, 4, axis=1)
-    s = lambda v: 1 / (1 + np.exp(-v))
-    c = s(a_f) * n(c_prev) + s(a_i) * np.tanh(a_g)
-    h = s(a_o) * np.tanh(c)
-    return torch.from_numpy(h).to(x_t.device), torch.from_numpy(c).to(x_t.device)
+        "lstm_cell": '''def lstm_cell(x_t, h_prev, c_prev, W_ih, W_hh, b_ih, b_hh):
+    a = torch.cat([x_t, h_prev], dim=1) @ torch.cat([W_ih, W_hh], dim=1).T + b_ih + b_hh
+    a_i, a_f, a_g, a_o = torch.split(a, h_prev.shape[1], dim=1)
+    s = lambda v: 1 / (1 + torch.exp(-v))
+    c = s(a_f) * c_prev + s(a_i) * torch.tanh(a_g)
+    h = s(a_o) * torch.tanh(c)
+    return h, c
 ''',
     },
 }
