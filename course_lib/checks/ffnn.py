@@ -92,8 +92,13 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
     for k in context_sizes:
         for ids in sentences:
             case = f"context_size={k}, ids={ids}"
-            got = _as_pairs(ex, call_answer(ex, make_windows, list(ids), k, BOS_ID, EOS_ID,
-                                            banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF))
+            raw = call_answer(ex, make_windows, list(ids), k, BOS_ID, EOS_ID, banned=_COURSE_FFNN,
+                              reason=WRITE_IT_YOURSELF)
+            got = _as_pairs(ex, raw)
+            if any(isinstance(item[0], list) for item in raw):
+                raise AnswerError(ex, "each context should be a tuple of ids, as the exercise asks, not a list: a "
+                                      "tuple can be counted and used as a dictionary key (notebook 01 counts n-grams "
+                                      "that way), a list cannot. Use tuple(padded[i:i + context_size]).")
             expected = _windows(ids, k, BOS_ID, EOS_ID)
             if got == expected:
                 continue
@@ -127,7 +132,24 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
                                       f"before the target last{where}.")
             first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             raise AnswerError(ex, f"pair {first} should be {expected[first]}, yours is {got[first]}{where}.")
-    report_pass(ex, f"context sizes {list(context_sizes)}")
+    _check_own_symbols(make_windows, sentences[0], context_sizes[-1])
+    report_pass(ex, f"context sizes {list(context_sizes)}; other bos_id and eos_id")
+
+
+def _check_own_symbols(make_windows: Callable, ids: list[int], k: int) -> None:
+    """The same sentence with other ids for <s> and </s>: the answer must use its arguments, not the notebook's."""
+    ex = "make_windows"
+    bos, eos = BOS_ID + 40, EOS_ID + 40
+    got = _as_pairs(ex, call_answer(ex, make_windows, list(ids), k, bos, eos, banned=_COURSE_FFNN,
+                                    reason=WRITE_IT_YOURSELF))
+    if got == _windows(ids, k, bos, eos):
+        return
+    if got == _windows(ids, k, BOS_ID, EOS_ID):
+        raise AnswerError(ex, f"called with bos_id={bos} and eos_id={eos}, your pairs still hold {BOS_ID} and "
+                              f"{EOS_ID}: use the arguments bos_id and eos_id, not the notebook's BOS and EOS.")
+    expected = _windows(ids, k, bos, eos)
+    raise AnswerError(ex, f"called with bos_id={bos} and eos_id={eos}, pair 0 should be {expected[0]}, yours is "
+                          f"{got[0] if got else 'missing'}: pad with the arguments bos_id and eos_id.")
 
 
 # ---------------------------------------------------------------------------

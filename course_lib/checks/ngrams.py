@@ -15,7 +15,7 @@ import torch
 import course_lib.ngram as course_ngram
 from course_lib.diagnosis import list_words
 from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, call_answer_all, call_answer_each,
-                                case_note, compare_answer, report_pass)
+                                case_note, compare_answer, raised_by_answer, report_pass)
 
 #: the sentences of the lecture "Neural Network Language Models & BERT" (slide "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [
@@ -81,7 +81,7 @@ def plain_ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *
     kk = k if use_k else 0.0
     key = (word,) + tuple(context) if word_first else tuple(context) + (word,)
     num = counts_n.get(key, 0) + kk
-    den = counts_n_minus_1.get(tuple(context), 0) + (kk * V if add_kv else 0.0)
+    den = counts_n_minus_1.get(tuple(context), 0) + (kk * V if add_kv and kk else 0.0)
     return num / den if den else 0.0
 
 
@@ -277,7 +277,42 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
                   sizes={"V": V, "k": k} if k else {"V": V})
     compare_answer(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
                    probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
-    report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}")
+    _check_vocab_size_use(ngram_prob, grams, contexts, V, pairs[:8])
+    report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}; vocab_size left out at k=0, and a larger one")
+
+
+def _check_vocab_size_use(ngram_prob: Callable, grams: Counter, contexts: Counter, V: int, pairs: list) -> None:
+    """k = 0 with vocab_size left out (its default, None), then k = 0.5 with a vocabulary larger than the counted
+    words: V is the argument, not something counted."""
+    ex = "ngram_prob"
+    calls = [((Counter(grams), Counter(contexts), tuple(c), w), {"k": 0.0}) for c, w in pairs]
+    for (context, word), got in zip(pairs, call_answer_each(ex, ngram_prob, calls, banned=_BANNED, reason=_REASON)):
+        raised = raised_by_answer(got) if isinstance(got, AnswerError) else None
+        if raised:
+            raise AnswerError(ex, f"with k=0 and vocab_size left out (None) your function {raised[1]}: smoothing, and "
+                                  "so V, is only for k > 0; with k = 0 return count(context, word) / count(context).")
+        if isinstance(got, AnswerError):
+            raise got
+        expected = plain_ngram_prob(grams, contexts, context, word, 0.0, None)
+        if not math.isclose(_as_number(ex, got, "a number (a probability)"), expected, abs_tol=1e-12):
+            raise AnswerError(ex, f"with k=0 and vocab_size left out (None), p({word} | {' '.join(context)}) should "
+                                  f"be {expected:.6g}, yours is {got}.")
+    larger, k = V + 7, 0.5
+    counted = len({gram[-1] for gram in grams})
+    calls = [((Counter(grams), Counter(contexts), tuple(c), w), {"k": k, "vocab_size": larger}) for c, w in pairs]
+    values = [_as_number(ex, got, "a number (a probability)")
+              for got in call_answer_all(ex, ngram_prob, calls, banned=_BANNED, reason=_REASON)]
+    expected = [plain_ngram_prob(grams, contexts, c, w, k, larger) for c, w in pairs]
+    if all(math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12) for v, e in zip(values, expected)):
+        return
+    for guess, where in ((counted, "the number of distinct words the n-grams end with"), (V, "a fixed vocabulary")):
+        if all(math.isclose(v, plain_ngram_prob(grams, contexts, c, w, k, guess), rel_tol=1e-9, abs_tol=1e-12)
+               for v, (c, w) in zip(values, pairs)):
+            raise AnswerError(ex, f"with vocab_size={larger} your V is {guess} ({where}): use the vocab_size "
+                                  "argument for V, since the vocabulary can hold words no counted n-gram ends with.")
+    raise AnswerError(ex, f"with k={k} and vocab_size={larger}, p({pairs[0][1]} | {' '.join(pairs[0][0])}) should be "
+                          f"{expected[0]:.6g}, yours is {values[0]:.6g}: the denominator is count(context) + k * "
+                          "vocab_size.")
 
 
 # ---------------------------------------------------------------------------

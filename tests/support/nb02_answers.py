@@ -60,6 +60,13 @@ def neighbours_source(scores="(E / E.norm(dim=-1, keepdim=True)) @ (E[word_id] /
 
 
 WRONG = [
+    Wrong("windows_list_context", "make_windows", windows_source(context="padded[t - context_size:t]"),
+          "check_make_windows", "should be a tuple of ids"),
+    Wrong("windows_notebook_symbols", "make_windows",
+          "def make_windows(ids, context_size, bos_id, eos_id):\n"
+          "    padded = [BOS] * context_size + list(ids) + [EOS]\n"
+          "    return [(tuple(padded[t - context_size:t]), padded[t]) for t in range(context_size, len(padded))]\n",
+          "check_make_windows", "use the arguments bos_id and eos_id"),
     Wrong("windows_too_wide", "make_windows", windows_source(context="tuple(padded[t - context_size - 1:t])",
                                                               first="context_size + 1", pad="context_size + 1"),
           "check_make_windows", "off-by-one context window"),
@@ -134,7 +141,7 @@ ALTERNATIVES = {
     history = [bos_id] * context_size
     pairs = []
     for word in list(ids) + [eos_id]:
-        pairs.append((list(history[-context_size:]), word))
+        pairs.append((tuple(history[-context_size:]), word))
         history.append(word)
     return pairs
 ''',
