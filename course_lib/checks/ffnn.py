@@ -416,7 +416,26 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
                                   "cosine similarity divides by each word's own norm, the norm of its row (dim=-1)"
                                   f"{where}.")
         raise AnswerError(ex, f"the {k} nearest neighbours by cosine similarity are {expected}, yours are {got}{where}.")
-    report_pass(ex, f"k={k}, {len(word_ids)} words")
+    _check_twin(nearest_neighbours, E, word_ids[0], k)
+    report_pass(ex, f"k={k}, {len(word_ids)} words; a word pointing the same way as word_id")
+
+
+def _check_twin(nearest_neighbours: Callable, E: torch.Tensor, word_id: int, k: int) -> None:
+    """Another row pointing exactly the way word_id's does (cosine 1, a tie with the word itself): word_id must be
+    left out by its id, not by dropping the first of the top k + 1."""
+    ex = "nearest_neighbours"
+    twin = (word_id + 1) % len(E)
+    E = E.clone()
+    E[twin] = 2 * E[word_id]  # (dim,): the same direction, twice as long
+    got = call_answer(ex, nearest_neighbours, E.clone(), word_id, k, banned=[], reason="")
+    got = [int(i) for i in (got.tolist() if isinstance(got, torch.Tensor) else got)]
+    if word_id in got:
+        raise AnswerError(ex, f"when word {twin} points the same way as word {word_id} (both have cosine similarity 1), "
+                              f"your list contains word_id = {word_id} itself: leave it out by its id (for example set "
+                              "its similarity to -inf before topk), not by dropping the first of the top k + 1.")
+    if twin not in got:
+        raise AnswerError(ex, f"word {twin} points the same way as word {word_id} (cosine similarity 1), so it is the "
+                              f"nearest neighbour; your list {got} leaves it out.")
 
 
 __all__ = ["check_make_windows", "check_one_hot", "check_ffnn_forward", "check_cross_entropy",

@@ -1,7 +1,8 @@
 """The blind sets: wrong answers and correct alternatives written by testers who never read the checks.
 
 ``tests/checks/blind/`` was written before the diagnosis was built (and the diagnosis was tuned on it);
-``tests/checks/blind_holdout/`` by other testers afterwards. For each:
+``tests/checks/blind_holdout/`` by other testers afterwards; ``tests/checks/blind_third/`` before the checks of
+arguments changed in place, of gradients through states and of a teaching assistant's edge cases. For each:
 
 - every correct alternative passes every check cell of its notebook;
 - every wrong answer fails its check cell (or is listed in PASSES_UNCAUGHT with the reason);
@@ -17,14 +18,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "blind"))
 
 import measure  # noqa: E402
 
-pytestmark = pytest.mark.slow  # 375 wrong answers and 49 styles through their checks
+pytestmark = pytest.mark.slow  # 591 wrong answers and 70 styles through their checks
 
 #: the share of each blind set whose feedback names the mistake
 NAMED_FLOOR = 0.90
-SETS = ["blind", "blind_holdout"]
+SETS = ["blind", "blind_holdout", "blind_third"]
 #: wrong answers no check can catch, with the reason
 PASSES_UNCAUGHT = {
     ("07", "nsp_returns_tensors"): "tensors of the right ids work wherever the lists do; the check accepts either",
+    ("07", "nsp_tensors"): "tensors of the right ids work wherever the lists do; the check accepts either",
+    ("07", "bs_tensor_indices"): "0-d tensors of the right positions index like ints; the check accepts either",
+    ("01", "count_plain_dict"): "a dict of the right counts works wherever the course uses the Counter (.get); the "
+                                "check accepts either",
+    ("04", "cell_returns_list"): "a list [h_t, c_t] unpacks like the pair everywhere the course uses it; the check "
+                                 "accepts either",
     ("07", "span_returns_tensors"): "0-d tensors of the right positions index like ints; the check accepts either",
 }
 

@@ -67,6 +67,10 @@ WRONG = [
           "    padded = [BOS] * context_size + list(ids) + [EOS]\n"
           "    return [(tuple(padded[t - context_size:t]), padded[t]) for t in range(context_size, len(padded))]\n",
           "check_make_windows", "use the arguments bos_id and eos_id"),
+    Wrong("nn_drops_first_by_position", "nearest_neighbours",
+          "def nearest_neighbours(E, word_id, k):\n    unit = E / E.norm(dim=1, keepdim=True)\n"
+          "    return (unit @ unit[word_id]).topk(k + 1).indices[1:].tolist()\n",
+          "check_nearest_neighbours", "leave it out by its id"),
     Wrong("windows_too_wide", "make_windows", windows_source(context="tuple(padded[t - context_size - 1:t])",
                                                               first="context_size + 1", pad="context_size + 1"),
           "check_make_windows", "off-by-one context window"),
