@@ -277,13 +277,16 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
                   sizes={"V": V, "k": k} if k else {"V": V})
     compare_answer(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
                    probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
-    _check_vocab_size_use(ngram_prob, grams, contexts, V, pairs[:8])
-    report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}; vocab_size left out at k=0, and a larger one")
+    if k:
+        _check_larger_vocabulary(ngram_prob, grams, contexts, V, k, pairs[:8])
+        report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}; and a vocabulary larger than the counted words")
+    else:
+        _check_without_vocab_size(ngram_prob, grams, contexts, pairs[:8])
+        report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}; and vocab_size left out")
 
 
-def _check_vocab_size_use(ngram_prob: Callable, grams: Counter, contexts: Counter, V: int, pairs: list) -> None:
-    """k = 0 with vocab_size left out (its default, None), then k = 0.5 with a vocabulary larger than the counted
-    words: V is the argument, not something counted."""
+def _check_without_vocab_size(ngram_prob: Callable, grams: Counter, contexts: Counter, pairs: list) -> None:
+    """k = 0 with vocab_size left out (its default, None): V is only for smoothing."""
     ex = "ngram_prob"
     calls = [((Counter(grams), Counter(contexts), tuple(c), w), {"k": 0.0}) for c, w in pairs]
     for (context, word), got in zip(pairs, call_answer_each(ex, ngram_prob, calls, banned=_BANNED, reason=_REASON)):
@@ -297,7 +300,13 @@ def _check_vocab_size_use(ngram_prob: Callable, grams: Counter, contexts: Counte
         if not math.isclose(_as_number(ex, got, "a number (a probability)"), expected, abs_tol=1e-12):
             raise AnswerError(ex, f"with k=0 and vocab_size left out (None), p({word} | {' '.join(context)}) should "
                                   f"be {expected:.6g}, yours is {got}.")
-    larger, k = V + 7, 0.5
+
+
+def _check_larger_vocabulary(ngram_prob: Callable, grams: Counter, contexts: Counter, V: int, k: float,
+                             pairs: list) -> None:
+    """Smoothing with a vocabulary larger than the counted words: V is the vocab_size argument, not counted."""
+    ex = "ngram_prob"
+    larger = V + 7
     counted = len({gram[-1] for gram in grams})
     calls = [((Counter(grams), Counter(contexts), tuple(c), w), {"k": k, "vocab_size": larger}) for c, w in pairs]
     values = [_as_number(ex, got, "a number (a probability)")
