@@ -423,8 +423,12 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
 def _check_twin(nearest_neighbours: Callable, E: torch.Tensor, word_id: int, k: int) -> None:
     """Another row pointing exactly the way word_id's does (cosine 1, a tie with the word itself): word_id must be
     left out by its id, not by dropping the first of the top k + 1."""
+    for twin in ((word_id + 1) % len(E), (word_id - 1) % len(E)):  # after it and before it: ties may go either way
+        _check_one_twin(nearest_neighbours, E, word_id, twin, k)
+
+
+def _check_one_twin(nearest_neighbours: Callable, E: torch.Tensor, word_id: int, twin: int, k: int) -> None:
     ex = "nearest_neighbours"
-    twin = (word_id + 1) % len(E)
     E = E.clone()
     E[twin] = 2 * E[word_id]  # (dim,): the same direction, twice as long
     got = call_answer(ex, nearest_neighbours, E.clone(), word_id, k, banned=[], reason="")
