@@ -92,7 +92,7 @@ def check_gradients_reach(exercise: str, func: Callable, reference: Callable, in
         raise AnswerError(exercise, f"when {wanted} require gradients your {exercise} {raised[1]}: compute with torch "
                                     "operations only (no `.numpy()`, `.item()` or `.tolist()`), so that gradients can "
                                     f"flow back. {why}") from None
-    for (position, name), want, have in zip(names.items(), expected, got):
+    for name, want, have in zip(names.values(), expected, got):
         if have is None or not close(have, want):
             how = "no gradient reaches" if have is None or not bool(have.abs().sum()) else "the wrong gradient reaches"
             raise AnswerError(exercise, f"{how} `{name}` through your {exercise}: the state is detached somewhere "
