@@ -25,6 +25,7 @@ so W_ih is (4H, D), W_hh is (4H, H), b_ih and b_hh are (4H,). Shape letters as i
 """
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -131,7 +132,11 @@ def fused_lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequenc
     the cuDNN kernel on a GPU. The loop in :func:`lstm_forward` is the one to read.
     """
     (h, c), weights = _check_sequence_and_state(x, state, params)
-    hs, h_n, c_n = torch.lstm(x, (h[None], c[None]), list(weights), True, 1, 0.0, False, False, True)
+    # cuDNN keeps what its backward pass needs only in "train" mode: on whenever gradients are recorded
+    with warnings.catch_warnings():  # cuDNN would rather have the four weights in one buffer; it copies them
+        warnings.filterwarnings("ignore", message="RNN module weights are not part of single contiguous chunk")
+        hs, h_n, c_n = torch.lstm(x, (h[None], c[None]), list(weights), True, 1, 0.0,
+                                  torch.is_grad_enabled(), False, True)
     return hs, (h_n[0], c_n[0])  # (B, T, H), ((B, H), (B, H))
 
 

@@ -209,10 +209,10 @@ checks.check_multi_head_attention(multi_head_attention, batch=4, t_q=6, t_k=6, d
 # opposite convention (True = *blocked*), hence the `~`.
 
 # %% [demo]
-weights = checks.mha_weights(8, seed=0)
+weights = checks.mha_weights(8, seed=0, device=device)
 torch_attention = checks.torch_mha(weights, num_heads=2)
-x = torch.randn(2, 5, 8)
-causal = torch.ones(5, 5, dtype=torch.bool).tril()
+x = torch.randn(2, 5, 8, device=device)
+causal = torch.ones(5, 5, dtype=torch.bool, device=device).tril()
 with torch.no_grad():
     theirs, _ = torch_attention(x, x, x, attn_mask=~causal)
 mine = multi_head_attention(x, x, x, weights, num_heads=2, mask=causal)

@@ -9,6 +9,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -22,8 +23,8 @@ from course_lib.bert_pretrain import (PretrainConfig, corpus_vocab, encode_sente
 from course_lib.data import docstring_sentences
 from course_lib.train import IGNORE_INDEX
 from course_lib.transformer import set_fast_attention
-from notebook_runner import REPO
 
+REPO = Path(__file__).resolve().parents[2]
 PAIRS = [("The river bank was muddy after the rain.", "We sat on the bank and watched the water."),
          ("Return the length of the list.", "Raise ValueError if it is empty."),
          ("She deposited the money at the bank.", "Interest is paid monthly."),

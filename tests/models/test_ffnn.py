@@ -27,9 +27,13 @@ def torch_bengio(model: FFNNLanguageModel) -> nn.Module:
             direct[1].weight.copy_(model.W.weight)
 
     class Reference(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb, self.hidden, self.direct = emb, hidden, direct  # registered, so .to(device) moves them
+
         def forward(self, idx):
-            x = emb(idx)
-            return hidden(x) + (direct(x) if model.W is not None else 0)
+            x = self.emb(idx)
+            return self.hidden(x) + (self.direct(x) if model.W is not None else 0)
 
     return Reference().to(model.C.weight.device)
 

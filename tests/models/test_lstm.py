@@ -80,10 +80,11 @@ def test_lstm_forward_equals_nn_lstm(dtype, forward, device):
     torch.testing.assert_close(forward(x, None, lstm_weights_from_torch(lstm))[0], lstm(x)[0], **TOL[dtype])
 
 
-def test_fused_path_equals_the_loop_with_gradients():
-    """The modules' default (fused) and the readable loop: same outputs and same weight gradients."""
-    layer = LSTMLayer(D, H).double()
-    x = _randn(B, T, D, dtype=torch.float64)
+def test_fused_path_equals_the_loop_with_gradients(device):
+    """The modules' default (fused) and the readable loop: same outputs and same weight gradients (on a GPU, the
+    fused path is cuDNN's kernel, whose backward pass needs its forward run in training mode)."""
+    layer = LSTMLayer(D, H).double().to(device)
+    x = _randn(B, T, D, dtype=torch.float64, device=device)
     grads = {}
     for fast in (False, True):
         layer.fast = fast
