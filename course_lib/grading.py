@@ -29,6 +29,7 @@ import torch
 from course_lib.answer_wire import handle_in
 from course_lib.argument_changes import first_change, snapshot
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
+from course_lib.mutations import changes_that_explain
 from course_lib.plain_text import one_line, quoted
 
 __all__ = [
@@ -257,6 +258,10 @@ def close(a: torch.Tensor, b: torch.Tensor) -> bool:
 # catalogue of wrong answers
 
 
+#: more changes of the solution than this that explain an answer say too little to be worth a sentence
+MOST_CHANGES_SAID = 3
+
+
 @dataclass(frozen=True)
 class Variant:
     """A known wrong answer: ``compute(*inputs)`` gives what that mistake returns."""
@@ -312,6 +317,9 @@ def compare_answer(
                 continue
             if close(answer, wrong) and not close(wrong, expected):
                 raise AnswerError(exercise, f"{variant.message}{where}")
+        changes = changes_that_explain(exercise, inputs, answer, expected, same=close, pick=pick)
+        if changes and len(changes) <= MOST_CHANGES_SAID:
+            raise AnswerError(exercise, f"{_changes_sentence(what, changes)}{where}")
     found = explain(answer, expected, terms=terms, what=what, probes=probes)
     if found:
         raise AnswerError(exercise, f"{found}{where}")
@@ -321,6 +329,13 @@ def compare_answer(
         f"{what} {verb(what, 'has')} the right shape but the wrong values{where}: the largest difference from the "
         f"correct answer is {_max_abs_diff(answer, expected):.3g}.",
     )
+
+
+def _changes_sentence(what: str, changes: Sequence[str]) -> str:
+    if len(changes) == 1:
+        return f"{what} {verb(what, 'is')} what the solution gives with one change: {changes[0]}."
+    return (f"{what} {verb(what, 'is')} what the solution gives with one small change, and {len(changes)} different "
+            f"changes give it; yours is one of: {'; or '.join(changes)}.")
 
 
 def explain(answer: Any, expected: torch.Tensor, *, terms: Terms | None = None, what: str = "your answer",

@@ -258,8 +258,8 @@ print("ffnn_forward equals the model:", torch.allclose(ffnn_forward(X_train[:8],
 def cross_entropy(logits, targets):
     """Mean over the batch of -log softmax(logits)[target], numerically stable."""
     ### BEGIN SOLUTION
-    top = logits.max(dim=-1, keepdim=True).values  # (B, 1)
-    log_sum_exp = top.squeeze(-1) + (logits - top).exp().sum(dim=-1).log()  # (B,)
+    row_max = logits.max(dim=-1, keepdim=True).values  # (B, 1)
+    log_sum_exp = row_max.squeeze(-1) + (logits - row_max).exp().sum(dim=-1).log()  # (B,)
     target_logits = logits[torch.arange(len(targets), device=logits.device), targets]  # (B,)
     return (log_sum_exp - target_logits).mean()
     ### END SOLUTION
