@@ -29,6 +29,7 @@ import torch
 from course_lib.answer_wire import handle_in
 from course_lib.argument_changes import first_change, snapshot
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
+from course_lib.error_terms import error_in_terms, student_line
 from course_lib.mutations import changes_that_explain
 from course_lib.plain_text import one_line, quoted
 
@@ -89,8 +90,9 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
                  reason: str = "", args: Sequence[Any] = ()) -> AnswerError:
     """The AnswerError for a failed call of the student's function: the one place its sentence is composed.
 
-    What the student's code said (its exception's type and message) is quoted as data, on one line; in a
-    hidden test case neither it nor the arguments' description is shown, since either could carry the case.
+    What the student's code said (its exception's type and message) is quoted as data, on one line, with the line of
+    their code that raised (``label``) and what the message means in their terms (:mod:`course_lib.error_terms`); in
+    a hidden test case none of these nor the arguments' description is shown, since any could carry the case.
     """
     if kind == "not_implemented":
         message = "is not implemented yet: replace `raise NotImplementedError()` with your code."
@@ -106,7 +108,11 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
             message = "raised an exception."
         else:
             shown = ", ".join(describe_value(a) for a in args)
-            message = f"raised {name}: {quoted(text)} (called with {shown})."
+            line = one_line(label, 120).replace("`", "'")
+            at = f" at `{line}`" if line else ""
+            meaning = error_in_terms(name, text)
+            meaning = f" {meaning[0].upper()}{meaning[1:]}" if meaning else ""
+            message = f"raised {name}{at}: {quoted(text)} (called with {shown}).{meaning}"
     err = AnswerError(exercise, message)
     err.failure = {"kind": kind, "type": error_type, "text": text, "label": label}
     return err
@@ -448,7 +454,8 @@ def call_answer(
     except AnswerError:
         raise
     except Exception as err:  # the student's own error, said plainly
-        raise call_failure(exercise, "raised", error_type=type(err).__name__, text=str(err), args=args) from None
+        raise call_failure(exercise, "raised", error_type=type(err).__name__, text=str(err), label=student_line(err),
+                           args=args) from None
     finally:
         namespace.update(saved)
         for name in missing:

@@ -1,6 +1,7 @@
 """Run a solution notebook's code in-process, so checks can be tested quickly on many answers."""
 from __future__ import annotations
 
+import linecache
 import os
 from pathlib import Path
 
@@ -11,6 +12,15 @@ from autograder.notebook_source import is_demo
 
 REPO = Path(__file__).resolve().parents[2]
 LONGEST_OUTPUT = 4000  # characters of text in one output: more is a wall a student scrolls past
+
+
+def compile_cell(source: str):
+    """``source`` compiled as IPython compiles a cell: under a name of its own, with its lines in ``linecache``, so
+    that a traceback (and the feedback that quotes the student's line) can show them."""
+    compile_cell.count = getattr(compile_cell, "count", 0) + 1
+    filename = f"<cell {compile_cell.count}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    return compile(source, filename, "exec")
 
 
 def grade_ids(nb) -> dict[str, nbformat.NotebookNode]:
@@ -31,7 +41,7 @@ class SolutionKernel:
 
     def run(self, source: str) -> None:
         lines = [line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))]
-        exec(compile("\n".join(lines), "<cell>", "exec"), self.ns)  # noqa: S102 (our own notebook)
+        exec(compile_cell("\n".join(lines)), self.ns)  # noqa: S102 (our own notebook)
 
     def run_cell(self, grade_id: str) -> None:
         self.run(self.cells[grade_id].source)
