@@ -60,7 +60,8 @@ def _reshape(m: re.Match) -> str:
 def _matmul(m: re.Match) -> str:
     rows_a, inner_a, inner_b, cols_b = m.groups()
     return (f"a matrix product of a ({rows_a}, {inner_a}) by a ({inner_b}, {cols_b}): the inner sizes {inner_a} and "
-            f"{inner_b} must be equal. Is a weight transposed (`W.T`), or the wrong one used?")
+            f"{inner_b} must be equal. Look at where each comes from: a size fixed in the code or taken from a notebook "
+            "global rather than from the input's shape, a weight that needs a transpose (`W.T`), or the wrong weight.")
 
 
 def _dimension(m: re.Match) -> str:
@@ -141,8 +142,8 @@ _RULES: tuple[tuple[str, Callable[[re.Match], str] | str], ...] = (
 def error_in_terms(error_type: str, text: str) -> str | None:
     """What ``text`` (the exception's message) means in the student's terms, with its usual cause; None if unknown."""
     if error_type == "KeyError":
-        return ("a key that is not in the dictionary: a context or word never counted? `counts.get(key, 0)` gives 0 for "
-                "those.")
+        return ("a lookup of a key the dictionary does not have: was it stored, and under this very key (a tuple, not "
+                "a list; the same spelling)?")
     for pattern, say in _RULES:
         m = re.search(pattern, text)
         if m:

@@ -30,7 +30,7 @@ from course_lib.answer_wire import handle_in
 from course_lib.argument_changes import first_change, snapshot
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
 from course_lib.error_terms import error_in_terms, student_line
-from course_lib.mutations import changes_that_explain
+from course_lib.mutations import changes_that_explain, changes_that_raise
 from course_lib.plain_text import one_line, quoted
 
 __all__ = [
@@ -110,7 +110,12 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
             shown = ", ".join(describe_value(a) for a in args)
             line = one_line(label, 120).replace("`", "'")
             at = f" at `{line}`" if line else ""
-            meaning = error_in_terms(name, text)
+            changes = changes_that_raise(exercise, args, name, text)
+            if changes and len(changes) <= MOST_CHANGES_SAID:  # the change of the solution that raises the same
+                meaning = (f"the solution raises the same with one change: {changes[0]}." if len(changes) == 1 else
+                           f"the solution raises the same with one of these changes: {'; or '.join(changes)}.")
+            else:
+                meaning = error_in_terms(name, text) or ""
             meaning = f" {meaning[0].upper()}{meaning[1:]}" if meaning else ""
             message = f"raised {name}{at}: {quoted(text)} (called with {shown}).{meaning}"
     err = AnswerError(exercise, message)

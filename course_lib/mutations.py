@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import torch
 
-__all__ = ["Mutant", "mutants_of", "solution_function", "changes_that_explain", "SOLUTIONS_ENV"]
+__all__ = ["Mutant", "mutants_of", "solution_function", "changes_that_explain", "changes_that_raise", "SOLUTIONS_ENV"]
 
 SOLUTIONS_ENV = "COURSE_SOLUTIONS"
 _REPOSITORY_SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions" / "src"
@@ -267,9 +267,12 @@ def _loop_changes(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range" and node.args:
         start, stop = (ast.Constant(0), node.args[0]) if len(node.args) == 1 else node.args[:2]
         rest = [_code(a) for a in node.args[2:]]
-        for new_start, new_stop in ((f"{_code(start)} + 1", _code(stop)), (_code(start), f"{_code(stop)} - 1"),
+        first = _int_value(start)
+        later_start = str(first + 1) if first is not None else f"{_code(start)} + 1"
+        for new_start, new_stop in ((later_start, _code(stop)), (_code(start), f"{_code(stop)} - 1"),
                                     (_code(start), f"{_code(stop)} + 1")):
-            new = _expression(f"range({', '.join([new_start, new_stop, *rest])})")
+            bounds = [new_stop] if new_start == "0" and not rest else [new_start, new_stop, *rest]
+            new = _expression(f"range({', '.join(bounds)})")
             yield f"`{_code(new)}` where the solution has `{_code(node)}`: off by one", new
 
 
@@ -527,15 +530,46 @@ def changes_that_explain(exercise: str, inputs: Sequence[Any], answer: torch.Ten
             return []
     except Exception:
         return []
-    by_site: dict[int, Mutant] = {}
-    for mutant in mutants:
-        if mutant.site in by_site:
-            continue
+
+    def reproduces(mutant: Mutant) -> bool:
         try:
             wrong = _result(mutant.function, inputs, pick)
         except Exception:  # this change cannot run on these inputs
-            continue
-        if isinstance(wrong, torch.Tensor) and same(answer, wrong) and not same(wrong, expected):
+            return False
+        return isinstance(wrong, torch.Tensor) and same(answer, wrong) and not same(wrong, expected)
+
+    return _one_per_site(mutants, reproduces)
+
+
+def changes_that_raise(exercise: str, inputs: Sequence[Any], error_type: str, text: str) -> list[str]:
+    """The changes of the solution that raise what the student's function raised on ``inputs``: the same exception
+    type with the same message ("mat1 and mat2 shapes cannot be multiplied (3x20 and 12x6)"), one per place in the
+    code. Empty when there is no solution, or when the unchanged solution itself fails on these inputs."""
+    found = solution_function(exercise)
+    if found is None:
+        return []
+    solution, mutants = found
+    try:
+        _result(solution, inputs, None)
+    except Exception:
+        return []
+
+    def reproduces(mutant: Mutant) -> bool:
+        try:
+            _result(mutant.function, inputs, None)
+        except Exception as err:
+            return type(err).__name__ == error_type and str(err) == text
+        return False
+
+    return _one_per_site(mutants, reproduces)
+
+
+def _one_per_site(mutants: Sequence[Mutant], reproduces: Callable[[Mutant], bool]) -> list[str]:
+    """The first change at each place in the code that ``reproduces`` the answer; the less likely operators' only
+    where no other explains it."""
+    by_site: dict[int, Mutant] = {}
+    for mutant in mutants:
+        if mutant.site not in by_site and reproduces(mutant):
             by_site[mutant.site] = mutant
     likely = [m for m in by_site.values() if not m.less_likely]
     return list(dict.fromkeys(m.change for m in (likely or by_site.values())))

@@ -67,7 +67,7 @@ def failure(student, name, *args):
     ("windows", (torch.zeros(5, 3, 4),), "return idx.view(5, 20)",
      "A reshape to (5, 20) needs 100 entries, but the tensor has 60: a size in it is fixed or read from the wrong axis"),
     ("project", (torch.randn(5, 3), torch.randn(4, 6)), "return x @ W",
-     "A matrix product of a (5, 3) by a (4, 6): the inner sizes 3 and 4 must be equal. Is a weight transposed"),
+     "A matrix product of a (5, 3) by a (4, 6): the inner sizes 3 and 4 must be equal. Look at where each"),
     ("pick", (torch.randn(2, 5),), "return x[:, 5]",
      "Index 5 along dimension 1, which has 5 entries (0 to 4): off by one"),
     ("squash", (torch.randn(3),), "if h > 0:",
@@ -77,7 +77,7 @@ def failure(student, name, *args):
     ("use_forgotten", (torch.randn(2),), "return forgot_return(x)[0]",
      "A value is None: a function that ends without `return` gives None"),
     ("lookup", ({"the": 2}, "cat"), "return counts[word] / sum(counts.values())",
-     "A key that is not in the dictionary"),
+     "A lookup of a key the dictionary does not have"),
 ], ids=["broadcast", "reshape", "matmul", "index", "ambiguous_if", "dim", "none", "key"])
 def test_the_line_and_what_the_message_means(student, name, args, line, meaning):
     message = failure(student, name, *args)

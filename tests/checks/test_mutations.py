@@ -122,7 +122,7 @@ def test_a_loop_backwards_and_a_range_off_by_one():
 
     assert explain("running", (x,), backwards) == ["the loop over `t` run backwards"]
     assert explain("running", (x,), skips_the_first) == [
-        "`range(0 + 1, x.shape[1])` where the solution has `range(x.shape[1])`: off by one"]
+        "`range(1, x.shape[1])` where the solution has `range(x.shape[1])`: off by one"]
 
 
 def test_a_notebook_constant_for_an_argument_and_a_size_from_the_example():
@@ -213,3 +213,29 @@ def test_several_changes_that_give_the_same_answer_are_all_said():
     assert said == ["no tanh (the solution applies tanh to `a`)", "no tanh (the solution applies tanh to `b`)"]
     with pytest.raises(AnswerError, match="2 different changes give it; yours is one of: no tanh .*`a`.*; or no tanh"):
         compare_answer("pair", answer, expected, inputs=(a, a.clone()), what="the sum")
+
+
+def test_an_error_the_solution_raises_with_one_change_is_said_with_that_change():
+    """range(T + 1) reads x[:, T]: the solution with that one change raises the same IndexError, with the same words."""
+    from course_lib.grading import call_answer
+    from notebook_runner import compile_cell
+
+    namespace = {}
+    exec(compile_cell("import torch\n"
+                      "def running(x):\n"
+                      "    hs, total = [], torch.zeros_like(x[:, 0])\n"
+                      "    for t in range(x.shape[1] + 1):\n"
+                      "        total = 0.5 * total + x[:, t]\n"
+                      "        hs.append(total)\n"
+                      "    return torch.stack(hs, dim=1)\n"), namespace)
+    x = torch.randn(2, 5)
+    assert mutations.changes_that_raise("running", (x,), "IndexError",
+                                        "index 5 is out of bounds for dimension 1 with size 5") == [
+        "`range(x.shape[1] + 1)` where the solution has `range(x.shape[1])`: off by one"]
+    with pytest.raises(AnswerError) as caught:
+        call_answer("running", namespace["running"], x)
+    assert caught.value.message.startswith("raised IndexError at `total = 0.5 * total + x[:, t]`: «index 5 is out of")
+    assert caught.value.message.endswith("The solution raises the same with one change: `range(x.shape[1] + 1)` where "
+                                         "the solution has `range(x.shape[1])`: off by one.")
+    assert mutations.changes_that_raise("running", (x,), "IndexError", "another message") == []
+    assert mutations.changes_that_raise("running", ("not a tensor",), "IndexError", "anything") == []
