@@ -158,10 +158,12 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
         if len(differ) == 1:
             axis = differ[0]
             name = terms.axis_name(axis, a.dim())
-            if abs(got[axis] - want[axis]) == 1:
-                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
-                        f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late?")
             named = [n for n, v in terms.sizes.items() if v == got[axis]]
+            if abs(got[axis] - want[axis]) == 1:
+                also = f", or {named[0]} where {want[axis]} belongs" if named else ""  # two readings: say both
+                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
+                        f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late"
+                        f"{also}?")
             if named:
                 right = [n for n, v in terms.sizes.items() if v == want[axis]]
                 return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, which is "
@@ -315,8 +317,10 @@ def _rounded(pair: _Pair, terms: Terms, what: str) -> str | None:
         rounded = torch.round(pair.e, decimals=decimals)
         if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0, atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
             if decimals == 0:
+                saturated = (", or a softmax saturates to 0s and 1s because its scores are too large (not scaled down)"
+                             if terms.sums_to_one is not None else "")
                 return (f"{what} {verb(what, 'holds')} whole numbers where the correct values have fractions: an integer division "
-                        "(//) or int() cuts them off.")
+                        f"(//) or int() cuts them off{saturated}.")
             return (f"{what} {verb(what, 'is')} the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
                     "full precision (compute it; do not copy rounded numbers).")
     return None

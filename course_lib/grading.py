@@ -319,6 +319,7 @@ def compare_answer(
     if isinstance(answer, torch.Tensor) and close(answer, expected):
         return check_tensor(exercise, answer, what=what, dtype=expected.dtype, device=expected.device)
     if isinstance(answer, torch.Tensor):
+        matched = []
         for variant in variants:
             try:
                 wrong = variant.compute(*inputs)
@@ -327,7 +328,14 @@ def compare_answer(
             except Exception:  # a mistake that cannot happen for these inputs
                 continue
             if close(answer, wrong) and not close(wrong, expected):
-                raise AnswerError(exercise, f"{variant.message}{where}")
+                matched.append(variant.message)
+        matched = list(dict.fromkeys(matched))
+        if len(matched) == 1:
+            raise AnswerError(exercise, f"{matched[0]}{where}")
+        if matched:  # on this case several known mistakes give the same answer: none is said as the one
+            listed = " Or: ".join(m[0].upper() + m[1:] for m in matched)
+            raise AnswerError(exercise, f"{len(matched)} known mistakes give this answer{where}, so it is one of them. "
+                                        f"{listed[0].upper()}{listed[1:]}")
         changes = changes_that_explain(exercise, inputs, answer, expected, same=close, pick=pick)
         if changes and len(changes) <= MOST_CHANGES_SAID:
             raise AnswerError(exercise, f"{_changes_sentence(what, changes)}{where}")

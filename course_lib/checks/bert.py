@@ -914,6 +914,8 @@ def span_cases(seed: int = 0, count: int = 30) -> list[tuple[torch.Tensor, torch
             end[i + max_len] += 5
             end[i + max_len - 1] += 4
         cases.append((start, end, max_len))
+    negative = -3.0 - torch.rand(7, generator=g)  # every span scores below 0: disallowed spans set to 0 would win
+    cases += [(negative, -3.0 - torch.rand(7, generator=g), 2)]
     cases += [(torch.tensor([1.5]), torch.tensor([-2.0]), 1), (torch.zeros(6), torch.zeros(6), 3),
               (torch.tensor([0.0, 3.0, 1.0]), torch.tensor([2.0, 0.0, 1.0]), 1),
               (torch.tensor([5.0, 0.0, 0.0, 0.0]), torch.tensor([0.0, 0.0, 0.0, 5.0]), 10)]
@@ -940,18 +942,20 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         score = s[i] + e[j]
         if j >= i and j - i + 1 <= max_len and abs(score - best) <= 1e-6 * max(1.0, abs(best)):
             continue
+        zeroed = (f" Every allowed span scores below 0 here ({best:.4f} at best): setting the disallowed ones to 0 "
+                  "(a multiplied mask, or masked_fill with 0) makes them win; set them to -inf.") if best < 0 else ""
         if (i, j) == (max(range(T), key=s.__getitem__), max(range(T), key=e.__getitem__)) and j < i:
             raise AnswerError(ex, f"you took the argmax of the start and end logits separately, which gives end "
                                   f"{j} before start {i}; search over pairs with start <= end{case_note(case)}.")
         if j < i:
             raise AnswerError(ex, f"your span ends ({j}) before it starts ({i}); only spans with start <= end count"
-                                  f"{case_note(case)}.")
+                                  f"{case_note(case)}.{zeroed}")
         if j - i + 1 == max_len + 1:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens, one more than max_len = {max_len}: the span "
-                                  f"start..end has end - start + 1 tokens, which must be <= max_len{case_note(case)}.")
+                                  f"start..end has end - start + 1 tokens, which must be <= max_len{case_note(case)}.{zeroed}")
         if j - i + 1 > max_len:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens but max_len = {max_len}: you ignore max_len "
-                                  f"(end - start + 1 <= max_len){case_note(case)}.")
+                                  f"(end - start + 1 <= max_len){case_note(case)}.{zeroed}")
         short = _span_scores(s, e, max_len, upper=max_len - 1)[0]
         if abs(score - short) <= 1e-6 * max(1.0, abs(short)) and bj - bi + 1 == max_len:
             raise AnswerError(ex, f"your spans are at most {max_len - 1} tokens long, one short: end - start + 1 may "

@@ -115,7 +115,8 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
                                   "is inf / inf = nan once e^a overflows (e^89 already does in float32). Use "
                                   "torch.sigmoid(a), or 1 / (1 + torch.exp(-a)), which only underflows to 0.")
         compare_answer(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
-                       terms=Terms(axes=("hidden unit",)),
+                       terms=Terms(axes=("hidden unit",), sizes={"H + D, the length of [h_prev; x_t]": len(h) + len(x),
+                                                                 "H": len(h)}),
                        probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
                                                                                            only=("h_prev", "x_t", "b_f"),
                                                                                            hints=_HINTS)))
@@ -216,7 +217,8 @@ def _cell_variants() -> list[Variant]:
     order = "PyTorch stacks the gates' rows in the order i, f, g, o (input, forget, candidate, output)"
     return [
         v("order_ifog", f"your gates are in the order i, f, o, g: {order}.", order="ifog"),
-        v("order_figo", f"your input and forget gates are swapped (you used the order f, i, g, o): {order}.",
+        v("order_figo", "your input and forget gates have each other's roles: either the rows were taken in the order "
+          f"f, i, g, o ({order}), or i and f are swapped in the cell update (c_t = f * c_prev + i * g).",
           order="figo"),
         v("order_iofg", f"your gates are in the wrong order: {order}.", order="iofg"),
         v("order_fiog", f"your gates are in the wrong order: {order}.", order="fiog"),

@@ -194,6 +194,10 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
     """Which kinds of (context, word) pair are wrong, whether each context still sums to one, and k = 0."""
     expected = [plain_ngram_prob(grams, contexts, c, w, k, V) for c, w in pairs]
     right = [math.isclose(v, e, rel_tol=1e-9, abs_tol=1e-12) for v, e in zip(values, expected)]
+    if all(v == 0 for v in values) and any(e > 0 for e in expected):
+        return ("every probability you return is 0, even for n-grams that were counted: is the count ever found? "
+                "count_ngrams stores an n-gram as one tuple of n words, so look it up as tuple(context) + (word,) "
+                "(not as (context, word)); or an integer division // cuts the fractions off.")
     if all(float(v).is_integer() for v in values) and not all(float(e).is_integer() for e in expected):
         return ("every probability you return is a whole number (0 or 1): use true division /, not integer "
                 "division //.")

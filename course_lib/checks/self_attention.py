@@ -501,6 +501,9 @@ def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> N
         raise AnswerError(ex, "these are the slide's printed values; they do not follow from its scores. Compute the softmax.")
     if torch.allclose(got, torch.softmax(s / BROWN_DOG_DK, -1), atol=1e-4, rtol=0):
         raise AnswerError(ex, "divided by d_k = 64; divide by sqrt(d_k) = 8.")
-    found = explain(got, expected, what="brown_dog_weights", terms=Terms(axes=("word",), sums_to_one=-1))
+    others = {"from the scores without the division by sqrt(64) = 8": torch.softmax(s, -1),
+              "from the scores divided by sqrt(4), the square root of the number of words": torch.softmax(s / 2, -1),
+              "with the division by 8 after the softmax instead of before it": torch.softmax(s, -1) / 8}
+    found = explain(got, expected, what="brown_dog_weights", terms=Terms(axes=("word",), sums_to_one=-1, others=others))
     raise AnswerError(ex, f"{found + ' ' if found else ''}It should be softmax(scores / sqrt(64)): divide the scores, "
                           "then the softmax.")

@@ -899,7 +899,7 @@ def best_span(start_logits, end_logits, max_len):
     ### END SOLUTION
 
 # %% [tests] id=check_best_span points=2
-"""Check my answer: 36 cases (random logits, ties, max_len 1 and beyond T), against a brute force over all spans."""
+"""Check my answer: 37 cases (random logits, all negative, ties, max_len 1 and beyond T), against a brute force over all spans."""
 checks.check_best_span(best_span)
 ### BEGIN HIDDEN TESTS
 checks.check_best_span(best_span, seed=5, count=60)

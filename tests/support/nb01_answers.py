@@ -78,6 +78,8 @@ WRONG = [
     Wrong("prob_counted_vocabulary", "ngram_prob",
           prob_source(den="counts_n_minus_1.get(context, 0) + k * len({g[-1] for g in counts_n})"),
           "check_ngram_prob_smoothed", "use the vocab_size argument for V"),
+    Wrong("prob_nested_key", "ngram_prob", prob_source(num="counts_n.get((context, word), 0) + k"), "check_ngram_prob",
+          "tuple(context) + (word,)"),
     Wrong("prob_needs_vocab_size", "ngram_prob", prob_source(den="counts_n_minus_1.get(context, 0) + k * vocab_size"),
           "check_ngram_prob", "vocab_size left out (None)"),
     Wrong("logprob_of_product", "sentence_logprob",

@@ -44,6 +44,8 @@ WRONG = [
     Wrong("cell_detached", "lstm_cell", cell_source(a="x_t @ W_ih.T + b_ih + h_prev.detach() @ W_hh.T + b_hh",
                                                     c="f * c_prev.detach() + i * g"),
           "check_lstm_cell", "no gradient reaches `h_prev`"),
+    Wrong("forget_sum_wrong_axis", "forget_gate", forget_source("torch.sigmoid((w_f * torch.cat([h_prev, x_t])).sum(0) + b_f)"),
+          "check_forget_gate", "H + D, the length of [h_prev; x_t]"),
     Wrong("forget_no_bias", "forget_gate", forget_source("torch.sigmoid(w_f @ torch.cat([h_prev, x_t]))"),
           "check_forget_gate", "bias b_f is missing"),
     Wrong("forget_no_x", "forget_gate", forget_source("torch.sigmoid(w_f[:, :h_prev.shape[0]] @ h_prev + b_f)"),

@@ -69,6 +69,13 @@ WRONG = [
           "check_brown_dog", "instead of typing"),
     Wrong("brown_dog_divided_by_dk", "brown_dog", "brown_dog_weights = softmax(brown_scores / 64)\n",
           "check_brown_dog", "divided by d_k"),
+    Wrong("brown_dog_unscaled", "brown_dog", "brown_dog_weights = softmax(brown_scores)\n",
+          "check_brown_dog", "without the division by sqrt(64)"),
+    Wrong("brown_dog_scaled_after_softmax", "brown_dog", "brown_dog_weights = softmax(brown_scores) / 8\n",
+          "check_brown_dog", "after the softmax instead of before it"),
+    Wrong("causal_mask_no_diagonal", "causal_mask",
+          "def causal_mask(n):\n    return torch.ones(n, n, dtype=torch.bool).tril(-1)\n",
+          "check_causal_mask", "the diagonal must be True", also_fails=("check_space_invader",)),
     # the score functions of section 1
     Wrong("dot_transposed", "dot_score", "def dot_score(Q, K):\n    return K @ Q.transpose(-2, -1)\n",
           "check_dot_score", "transposed"),

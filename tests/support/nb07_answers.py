@@ -285,6 +285,13 @@ WRONG = [
           "one short"),
     Wrong("span_end_before_start", "best_span", span_source(condition="abs(j - i) + 1 > max_len"), "check_best_span",
           "before"),
+    Wrong("span_disallowed_set_to_zero", "best_span", "def best_span(start_logits, end_logits, max_len):\n"
+          "    T = start_logits.shape[0]\n"
+          "    scores = start_logits[:, None] + end_logits[None, :]\n"
+          "    i, j = torch.arange(T)[:, None], torch.arange(T)[None, :]\n"
+          "    scores = scores * ((j >= i) & (j - i + 1 <= max_len))  # the disallowed spans become 0, not -inf\n"
+          "    flat = scores.argmax()\n"
+          "    return int(flat // T), int(flat % T)\n", "check_best_span", "set them to -inf"),
     Wrong("params_no_pooler", "bert_parameters", params_source(pooler="0"), "check_bert_parameters",
           "pooler is missing"),
     Wrong("params_no_biases", "bert_parameters",
