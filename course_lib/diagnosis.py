@@ -159,13 +159,13 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
             axis = differ[0]
             name = terms.axis_name(axis, a.dim())
             named = [n for n, v in terms.sizes.items() if v == got[axis]]
-            if abs(got[axis] - want[axis]) == 1:
-                also = f", or {named[0]} where {want[axis]} belongs" if named else ""  # two readings: say both
+            right = [n for n, v in terms.sizes.items() if v == want[axis]]
+            if abs(got[axis] - want[axis]) == 1:  # two readings: say both
+                also = f", or {named[0]} where {want[axis]}{' = ' + right[0] if right else ''} belongs" if named else ""
                 return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
                         f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late"
                         f"{also}?")
             if named:
-                right = [n for n, v in terms.sizes.items() if v == want[axis]]
                 return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, which is "
                         f"{named[0]}, where {want[axis]}{' = ' + right[0] if right else ''} is expected (shape {want}).")
     if a.dim() + 1 == e.dim():  # one axis too few: a single slice of it, or a sum or mean over it

@@ -239,6 +239,7 @@ class _Request:
     temperature: float
     top_k: int | None
     seed: int
+    advanced: int = 0  # numbers drawn from the generator before the call: a generator that has been used already
     given: torch.Tensor | None = None
     result: Any = None
 
@@ -248,7 +249,10 @@ def _run(sample_next: Callable, requests: Sequence[_Request]) -> None:
     calls = []
     for r in requests:
         r.given = r.logits.clone()
-        calls.append(((r.given, r.temperature, r.top_k, torch.Generator(device=r.logits.device).manual_seed(r.seed)), {}))
+        generator = torch.Generator(device=r.logits.device).manual_seed(r.seed)
+        if r.advanced:
+            torch.rand(r.advanced, generator=generator, device=r.logits.device)
+        calls.append(((r.given, r.temperature, r.top_k, generator), {}))
     for r, result in zip(requests, call_answer_each(EXERCISE, sample_next, calls, banned=_SAMPLING_BUILTINS,
                                                     reason=WRITE_IT_YOURSELF)):
         r.result = result
@@ -395,9 +399,10 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     vocab = row.shape[-1]
     requests = [_case_request(case, draws=draws, dtype=dtype, device=device, seed=seed * 1000 + number)
                 for number, case in enumerate(cases)]
-    single, first, again, other, whole, zero, negative, too_many = extra = [
+    single, first, again, other, used, whole, zero, negative, too_many = extra = [
         _Request(row, 0.7, 1, seed), _Request(rows, 1.0, None, seed + 7), _Request(rows, 1.0, None, seed + 7),
-        _Request(rows, 1.0, None, seed + 8), _Request(rows, 1.0, vocab, seed), _Request(rows, 0.0, None, seed),
+        _Request(rows, 1.0, None, seed + 8), _Request(rows, 1.0, None, seed + 7, advanced=1),
+        _Request(rows, 1.0, vocab, seed), _Request(rows, 0.0, None, seed),
         _Request(rows, -1.0, None, seed), _Request(rows, 1.0, vocab + 1, seed)]
     _run(sample_next, requests + extra)  # one trip
     for case, request in zip(cases, requests):
@@ -424,6 +429,10 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     if torch.equal(_ids(first, "a seeded generator"), _ids(other, "a seeded generator")):
         raise AnswerError(ex, "generators with different seeds gave the same ids: draw the random numbers from the "
                               "`generator` argument, not from a generator of your own with a fixed seed.")
+    if torch.equal(_ids(first, "a seeded generator"), _ids(used, "a generator already used")):
+        raise AnswerError(ex, "a generator that had already drawn a number gave the same ids as a fresh one with the same "
+                              "seed: your function starts the generator over (manual_seed, initial_seed()). Draw from "
+                              "the `generator` as it is given, so that two calls in a row give two different draws.")
     # top_k equal to the vocabulary is allowed: it keeps every token
     try:
         _ids(whole, f"top_k = {vocab}, the vocabulary size")

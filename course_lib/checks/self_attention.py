@@ -318,7 +318,7 @@ def check_softmax(
 # causal_mask(n)
 
 
-def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (1, 4, 7)) -> None:
+def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (4, 7, 1)) -> None:
     ex = "causal_mask"
     for n in sizes:
         expected = torch.ones(n, n).tril().bool()

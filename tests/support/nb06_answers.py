@@ -300,6 +300,10 @@ WRONG += [
           "check_sample_next", "multiplied the logits by the temperature"),
     Wrong("sample_temperature_ignored", "sample_next", sample_source(scaled="logits.clone()"),
           "check_sample_next", "whatever the temperature"),
+    Wrong("sample_reseeds", "sample_next",
+          sample_source(draw="torch.multinomial(probs, 1, generator=torch.Generator(device=logits.device)"
+                             ".manual_seed(generator.initial_seed())).squeeze(-1)"),
+          "check_sample_next", "starts the generator over"),
     Wrong("sample_argmax", "sample_next", sample_source(draw="probs.argmax(dim=-1)"), "check_sample_next",
           "most likely token (argmax)"),
     Wrong("sample_smallest_k", "sample_next",
