@@ -306,6 +306,7 @@ def _clip_variants(grads: list, max_norm: float) -> list[tuple[str, str, list]]:
     present = [g for g in grads if g is not None]
     total = math.sqrt(sum(float(g.double().pow(2).sum()) for g in present))
     norm_sum = sum(float(g.double().norm()) for g in present)
+    l1 = sum(float(g.double().abs().sum()) for g in present)
     per_tensor = [None if g is None else min(1.0, max_norm / (float(g.double().norm()) + 1e-6)) for g in grads]
     return [
         ("per_tensor", "you clipped each parameter's gradient by its own norm: clipping uses ONE global norm, "
@@ -320,6 +321,12 @@ def _clip_variants(grads: list, max_norm: float) -> list[tuple[str, str, list]]:
         ("norm_sum", "your global norm is the sum of the parameters' norms; it is the square root of the sum of "
          "their SQUARED norms (the L2 norm of all gradients put end to end).",
          _scaled(grads, [min(1.0, max_norm / norm_sum)] * len(grads))),
+        ("l1", "your total norm is the L1 norm, the sum of the absolute values of the gradients; gradient clipping uses "
+         "the L2 norm: the square root of the sum of every squared entry.",
+         _scaled(grads, [min(1.0, max_norm / l1)] * len(grads))),
+        ("by_value", "you clipped each entry to [-max_norm, max_norm] (clipping by value); clipping by norm scales "
+         "every gradient by the same factor, max_norm / total_norm, and keeps their direction.",
+         [None if g is None else g.clamp(-max_norm, max_norm) for g in grads]),
     ]
 
 
@@ -409,6 +416,9 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
                 named = {"max_norm": max_norm, "total_norm": expected_total,
                          "the norm of the parameters themselves": math.sqrt(sum(float(p.detach().double().pow(2).sum())
                                                                                 for p in params)),
+                         "the norm of the parameters themselves (those with a gradient), not of their gradients":
+                             math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p, g in zip(params, before)
+                                           if g is not None)),
                          "the number of gradient entries": sum(g.numel() for g in before if g is not None)}
                 formula = express(coefficient, named, rel_tol=1e-4)
                 if formula:

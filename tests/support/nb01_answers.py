@@ -79,7 +79,7 @@ WRONG = [
           prob_source(den="counts_n_minus_1.get(context, 0) + k * len({g[-1] for g in counts_n})"),
           "check_ngram_prob_smoothed", "use the vocab_size argument for V"),
     Wrong("prob_nested_key", "ngram_prob", prob_source(num="counts_n.get((context, word), 0) + k"), "check_ngram_prob",
-          "tuple(context) + (word,)"),
+          "tuple(context) + (word,)", also_fails=("check_ngram_prob_smoothed",)),
     Wrong("prob_needs_vocab_size", "ngram_prob", prob_source(den="counts_n_minus_1.get(context, 0) + k * vocab_size"),
           "check_ngram_prob", "vocab_size left out (None)"),
     Wrong("logprob_of_product", "sentence_logprob",

@@ -105,6 +105,14 @@ WRONG = [
           clip_source(condition="(total := sum(p.grad.norm() for p in params)) > max_norm"),
           "check_clip_grad_norm", "sum of the parameters' norms"),
     Wrong("clip_squared", "clip_grad_norm", clip_source(ret="total ** 2"), "check_clip_grad_norm", "squared norm"),
+    Wrong("clip_l1", "clip_grad_norm",
+          clip_source(condition="(total := sum(p.grad.abs().sum() for p in params)) > max_norm"),
+          "check_clip_grad_norm", "L1 norm"),
+    Wrong("clip_by_value", "clip_grad_norm", clip_source(scale="p.grad.clamp_(-max_norm, max_norm)"),
+          "check_clip_grad_norm", "clipping by value"),
+    Wrong("clip_norm_of_weights", "clip_grad_norm",
+          clip_source(condition="(total := torch.sqrt(sum((p ** 2).sum() for p in params))) > max_norm"),
+          "check_clip_grad_norm", "not of their gradients"),
     Wrong("clip_generator_twice", "clip_grad_norm",
           "def clip_grad_norm(parameters, max_norm):\n"
           "    total = torch.sqrt(sum((p.grad ** 2).sum() for p in parameters if p.grad is not None))\n"
