@@ -46,7 +46,8 @@ def _shape(text: str) -> str:
 def _broadcast(m: re.Match) -> str:
     a, b, dim = m.group(1), m.group(2), m.group(3)
     return (f"two tensors whose sizes do not line up: {a} against {b} along dimension {dim}. A reduction that drops its "
-            "axis (`sum`, `max`, `mean` without `keepdim=True`) is the usual cause; or an operand needs a transpose.")
+            "axis (`sum`, `max`, `mean` without `keepdim=True`) is the usual cause; or an index on the wrong axis "
+            "(`x[t]` takes a row of the batch, `x[:, t]` a time step); or an operand that needs a transpose.")
 
 
 def _reshape(m: re.Match) -> str:

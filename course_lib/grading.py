@@ -110,13 +110,17 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
             shown = ", ".join(describe_value(a) for a in args)
             line = one_line(label, 120).replace("`", "'")
             at = f" at `{line}`" if line else ""
-            changes = changes_that_raise(exercise, args, name, text)
-            if changes and len(changes) <= MOST_CHANGES_SAID:  # the change of the solution that raises the same
-                meaning = (f"the solution raises the same with one change: {changes[0]}." if len(changes) == 1 else
-                           f"the solution raises the same with one of these changes: {'; or '.join(changes)}.")
-            else:
-                meaning = error_in_terms(name, text) or ""
+            meaning = error_in_terms(name, text) or ""
             meaning = f" {meaning[0].upper()}{meaning[1:]}" if meaning else ""
+            # another mistake can raise the same words: the change is said beside what the message means, not for it;
+            # in a batch of calls (thousands of words), only for the first that raised
+            batch = _BATCH.get()
+            changes = [] if batch and batch[0] else changes_that_raise(exercise, args, name, text)
+            if batch:
+                batch[0] = True
+            if changes and len(changes) <= MOST_CHANGES_SAID:
+                meaning += (f" The solution raises the same with one change: {changes[0]}." if len(changes) == 1 else
+                            f" The solution raises the same with one of these changes: {'; or '.join(changes)}.")
             message = f"raised {name}{at}: {quoted(text)} (called with {shown}).{meaning}"
     err = AnswerError(exercise, message)
     err.failure = {"kind": kind, "type": error_type, "text": text, "label": label}
@@ -156,6 +160,8 @@ def _changed_message(where: str, how: str, kind: str) -> str:
 # hidden cases: the grader runs them, and their parameters stay out of the feedback
 
 _HIDDEN = contextvars.ContextVar("hidden_cases", default=False)
+#: inside call_answer_each: [whether a raised error of the batch has been explained by the solution's changes]
+_BATCH: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("call_batch", default=None)
 
 
 @contextlib.contextmanager
@@ -489,17 +495,21 @@ def call_answer_each(
     While grading, all of them travel to the student's kernel in one trip (thousands of words, say).
     """
     calls = list(calls)
-    handle = handle_in(func, calls)
-    if handle is not None:
-        return handle.call_each(exercise, func, calls, banned=banned, reason=reason, substitutes=substitutes)
-    results: list[Any] = []
-    for args, kwargs in calls:
-        try:
-            results.append(call_answer(exercise, func, *args, banned=banned, reason=reason, substitutes=substitutes,
-                                       **kwargs))
-        except AnswerError as err:
-            results.append(err)
-    return results
+    token = _BATCH.set([False])
+    try:
+        handle = handle_in(func, calls)
+        if handle is not None:
+            return handle.call_each(exercise, func, calls, banned=banned, reason=reason, substitutes=substitutes)
+        results: list[Any] = []
+        for args, kwargs in calls:
+            try:
+                results.append(call_answer(exercise, func, *args, banned=banned, reason=reason, substitutes=substitutes,
+                                           **kwargs))
+            except AnswerError as err:
+                results.append(err)
+        return results
+    finally:
+        _BATCH.reset(token)
 
 
 def call_answer_all(exercise: str, func: Callable[..., Any], calls: Sequence[tuple[tuple, dict]],

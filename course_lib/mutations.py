@@ -32,6 +32,8 @@ import ast
 import copy
 import functools
 import os
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
@@ -507,8 +509,42 @@ def solution_function(exercise: str, folder: str | None = None) -> tuple[Callabl
     return None
 
 
-def _result(function: Callable, inputs: Sequence[Any], pick: Callable[[Any], Any] | None) -> Any:
-    result = function(*copy.deepcopy(list(inputs)))
+#: lines a changed function may run (a change in a while loop's body can keep it from ending), and the seconds all
+#: the changes may take for one wrong answer
+MOST_LINES_PER_RUN = 20_000
+SECONDS_PER_ANSWER = 2.0
+
+
+class _RanTooLong(Exception):
+    """A changed function ran more lines than :data:`MOST_LINES_PER_RUN`."""
+
+
+def _run_limited(function: Callable, args: list) -> Any:
+    """``function(*args)``, stopped after :data:`MOST_LINES_PER_RUN` lines of the changed code."""
+    left = [MOST_LINES_PER_RUN]
+
+    def count_lines(frame, event, arg):
+        if event == "line":
+            left[0] -= 1
+            if left[0] < 0:
+                raise _RanTooLong()
+        return count_lines
+
+    def trace_changed_code(frame, event, arg):
+        return count_lines if frame.f_code.co_filename == "<mutant>" else None
+
+    previous = sys.gettrace()
+    sys.settrace(trace_changed_code)
+    try:
+        return function(*args)
+    finally:
+        sys.settrace(previous)
+
+
+def _result(function: Callable, inputs: Sequence[Any], pick: Callable[[Any], Any] | None, *, limited: bool = False
+            ) -> Any:
+    args = copy.deepcopy(list(inputs))
+    result = _run_limited(function, args) if limited else function(*args)
     return pick(result) if pick is not None else result
 
 
@@ -533,12 +569,12 @@ def changes_that_explain(exercise: str, inputs: Sequence[Any], answer: torch.Ten
 
     def reproduces(mutant: Mutant) -> bool:
         try:
-            wrong = _result(mutant.function, inputs, pick)
-        except Exception:  # this change cannot run on these inputs
+            wrong = _result(mutant.function, inputs, pick, limited=True)
+        except Exception:  # this change cannot run on these inputs, or runs too long
             return False
         return isinstance(wrong, torch.Tensor) and same(answer, wrong) and not same(wrong, expected)
 
-    return _one_per_site(mutants, reproduces)
+    return _one_per_site(exercise, mutants, reproduces)
 
 
 def changes_that_raise(exercise: str, inputs: Sequence[Any], error_type: str, text: str) -> list[str]:
@@ -556,19 +592,24 @@ def changes_that_raise(exercise: str, inputs: Sequence[Any], error_type: str, te
 
     def reproduces(mutant: Mutant) -> bool:
         try:
-            _result(mutant.function, inputs, None)
+            _result(mutant.function, inputs, None, limited=True)
+        except _RanTooLong:
+            return False
         except Exception as err:
             return type(err).__name__ == error_type and str(err) == text
         return False
 
-    return _one_per_site(mutants, reproduces)
+    return _one_per_site(exercise, mutants, reproduces)
 
 
-def _one_per_site(mutants: Sequence[Mutant], reproduces: Callable[[Mutant], bool]) -> list[str]:
+def _one_per_site(exercise: str, mutants: Sequence[Mutant], reproduces: Callable[[Mutant], bool]) -> list[str]:
     """The first change at each place in the code that ``reproduces`` the answer; the less likely operators' only
-    where no other explains it."""
+    where no other explains it. Nothing when the changes take more than :data:`SECONDS_PER_ANSWER`."""
     by_site: dict[int, Mutant] = {}
+    deadline = time.perf_counter() + SECONDS_PER_ANSWER
     for mutant in mutants:
+        if time.perf_counter() > deadline:
+            return []  # said only when every change was tried: a partial search could name the wrong one
         if mutant.site not in by_site and reproduces(mutant):
             by_site[mutant.site] = mutant
     likely = [m for m in by_site.values() if not m.less_likely]

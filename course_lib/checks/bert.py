@@ -496,6 +496,9 @@ def _describe_pair_scores(answer: dict, exact: dict, splits: dict) -> str:
     ratios = {round(answer[p] / float(exact[p]), 9) for p in exact if exact[p]}
     if len(ratios) == 1:
         factor = ratios.pop()
+        if factor == 0:
+            return ("every score is 0: an integer division // cuts count(ab) / (count(a) * count(b)) to 0 whenever the "
+                    "product is larger; divide with /.")
         return (f"every score is {factor:g} times the right one; score = count(ab) / (count(a) * count(b)) with plain "
                 "counts (no division by the number of words or pieces).")
     wrong = [p for p in exact if not _close_scores(answer[p], float(exact[p]))]
@@ -601,8 +604,9 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
         elif bool((inputs[selected] == mask_id).all()):
             hint = (" Only your [MASK] positions have labels; the random and unchanged tokens are selected too and "
                     "must be predicted (their labels are the original ids).")
-        raise AnswerError(ex, f"you selected {100 * rate:.2f}% of the {n_plain} non-special tokens; BERT selects "
-                              f"15%.{hint}")
+        raise AnswerError(ex, f"your labels are set (not -100) at {100 * rate:.2f}% of the {n_plain} non-special tokens: "
+                              f"BERT selects 15% of them, and only a selected token gets a label (its original id); "
+                              f"every other label is -100.{hint}")
     # 80/10/10 of the selected
     to_mask = selected & (inputs == mask_id) & (ids != mask_id)
     kept = selected & (inputs == ids)
@@ -961,7 +965,9 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
             raise AnswerError(ex, f"your spans are at most {max_len - 1} tokens long, one short: end - start + 1 may "
                                   f"equal max_len = {max_len}{case_note(case)}.")
         why = ""
-        if T - 1 in (bi, bj) and T - 1 not in (i, j):
+        avoiding_last = _span_scores(s[:-1], e[:-1], max_len, upper=max_len)[0] if T > 1 else None
+        if (T - 1 in (bi, bj) and T - 1 not in (i, j) and avoiding_last is not None
+                and abs(score - avoiding_last) <= 1e-6 * max(1.0, abs(avoiding_last))):  # the best span short of T-1
             why = (f" The best span uses the last token, position T-1 = {T - 1}: do your loops reach it (range(T), "
                    "not range(T - 1))?")
         elif i == max(range(T), key=s.__getitem__) and bi != i:
@@ -1023,6 +1029,8 @@ def bert_parameters_mistakes() -> list[tuple[str, Callable]]:
           "every layer.", norms=False),
         v("the position embeddings are missing: max_position x H.", positions=False),
         v("the segment (token type) embeddings are missing: type_vocab x H.", segments=False),
+        ("the LayerNorm after the embeddings is missing: 2 H (gamma and beta).",
+         lambda *cfg: plain_bert_parameters(*cfg) - 2 * cfg[1]),
         v("you counted 3 attention matrices; there are 4 per layer: W_Q, W_K, W_V and the output projection W_O.",
           attention_matrices=3),
         v("the feed-forward network has two linear layers, H -> intermediate and intermediate -> H.", ffn_matrices=1),
@@ -1092,10 +1100,12 @@ def check_bert_parameters(bert_parameters: Callable, *, configs: Sequence[tuple]
         if got == expected:
             counts.append(got)
             continue
-        for message, count in bert_parameters_mistakes():
-            wrong = count(*config)
-            if got == wrong != expected:
-                raise AnswerError(ex, f"{message}{case_note(case)} (yours {got:,}, transformers' {expected:,})")
+        matched = [message for message, count in bert_parameters_mistakes() if got == count(*config) != expected]
+        if len(matched) == 1:
+            raise AnswerError(ex, f"{matched[0]}{case_note(case)} (yours {got:,}, transformers' {expected:,})")
+        if matched:  # parts of the same size (type_vocab x H and a LayerNorm's 2 H when type_vocab = 2): say each
+            raise AnswerError(ex, f"{len(matched)} known mistakes give your count{case_note(case)} (yours {got:,}, "
+                                  f"transformers' {expected:,}): " + " Or: ".join(matched))
         found = _count_by_argument(ex, bert_parameters, config, got, expected, bans)
         if found:
             raise AnswerError(ex, f"{got:,} parameters; transformers.BertModel has {expected:,}{case_note(case)}. "

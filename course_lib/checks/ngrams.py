@@ -416,7 +416,9 @@ def _logprob_mistakes(tokens: list[str], grams: Counter, contexts: Counter, n: i
                       expected: float) -> list[tuple[str, str, Callable[[], float]]]:
     """The catalogued wrong log-probabilities of one sentence: (name, sentence, value)."""
     return [
-        ("off_by_one_padding", f"off-by-one context window: pad with n-1 = {n - 1} <s> tokens, not {n}.",
+        ("off_by_one_padding", f"off-by-one context window: your log-probability is the one with {n} <s> in front, "
+         f"or with every context shifted by one position: pad with n-1 = {n - 1} <s>, and take as a word's context the "
+         f"n-1 tokens just before it (not including it).",
          lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, n_pad=n)),
         ("no_eos", "you left out </s>: the probability of ending the sentence is part of it.",
          lambda: plain_sentence_logprob(tokens, grams, contexts, n, k, V, eos=False)),

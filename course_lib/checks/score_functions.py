@@ -274,9 +274,11 @@ def _run(ex: str, func: Callable, args: tuple, reference: Callable, case: str, h
     raise AnswerError(ex, f"raised {error}{where}. {hint}")
 
 
-def _terms(Q: torch.Tensor, K: torch.Tensor, **extra: Any) -> Terms:
+def _terms(Q: torch.Tensor, K: torch.Tensor, d_a: int | None = None, **extra: Any) -> Terms:
     d_k, n_q, n_k = K.shape[-1], Q.shape[-2], K.shape[-2]
     sizes = {"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n_k": n_k, "the number of queries n_q": n_q}
+    if d_a is not None:  # the additive score's hidden size comes first: a sum over the wrong axis leaves it
+        sizes = {"d_a, the length of v (a sum over the wrong axis?)": d_a, **sizes}
     return Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), sizes=sizes, **extra)
 
 
@@ -387,5 +389,5 @@ def check_additive_score(
                 "Q @ W.T, and a (..., n_q, 1, d_a) tensor plus a (..., 1, n_k, d_a) one gives every pair.")
         got = _run(ex, additive_score, args, plain_additive_score, label, hint)
         compare_answer(ex, got, plain_additive_score(*args), inputs=args, variants=additive_score_mistakes(),
-                       what="the returned scores", case=label, terms=_terms(Q, K))
+                       what="the returned scores", case=label, terms=_terms(Q, K, d_a=da))
     report_pass(ex, f"{len(sizes)} case(s)")

@@ -48,6 +48,14 @@ SOLUTIONS = textwrap.dedent('''
 
     def pair(a, b):
         return torch.tanh(a) + torch.tanh(b)
+
+
+    def halvings(n):
+        steps = 0
+        while n > 1:
+            n = n // 2
+            steps += 1
+        return torch.tensor(steps)
 ''')
 
 
@@ -239,3 +247,15 @@ def test_an_error_the_solution_raises_with_one_change_is_said_with_that_change()
                                          "the solution has `range(x.shape[1])`: off by one.")
     assert mutations.changes_that_raise("running", (x,), "IndexError", "another message") == []
     assert mutations.changes_that_raise("running", ("not a tensor",), "IndexError", "anything") == []
+
+
+def test_a_change_that_never_ends_is_stopped():
+    """Without `// 2` the loop never ends: the change is cut after its lines run out, the others still tried."""
+    import time
+
+    _, mutants = mutations.solution_function("halvings")
+    assert "no division by `2` (the solution has `n // 2`)" in [m.change for m in mutants]  # the one that never ends
+    start = time.perf_counter()
+    said = mutations.changes_that_explain("halvings", (16,), torch.tensor(5), torch.tensor(4), same=close)
+    assert time.perf_counter() - start < 1.0
+    assert said == []  # no single change counts 5 halvings of 16
