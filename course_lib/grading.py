@@ -112,10 +112,10 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
             at = f" at `{line}`" if line else ""
             meaning = error_in_terms(name, text) or ""
             meaning = f" {meaning[0].upper()}{meaning[1:]}" if meaning else ""
-            # another mistake can raise the same words: the change is said beside what the message means, not for it;
-            # in a batch of calls (thousands of words), only for the first that raised
+            # other mistakes raise the same words too: a change of the solution is said only for a message the rules
+            # do not read; in a batch of calls (thousands of words), only for the first that raised
             batch = _BATCH.get()
-            changes = [] if batch and batch[0] else changes_that_raise(exercise, args, name, text)
+            changes = [] if meaning or (batch and batch[0]) else changes_that_raise(exercise, args, name, text)
             if batch:
                 batch[0] = True
             if changes and len(changes) <= MOST_CHANGES_SAID:

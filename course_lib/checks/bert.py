@@ -968,8 +968,9 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         avoiding_last = _span_scores(s[:-1], e[:-1], max_len, upper=max_len)[0] if T > 1 else None
         if (T - 1 in (bi, bj) and T - 1 not in (i, j) and avoiding_last is not None
                 and abs(score - avoiding_last) <= 1e-6 * max(1.0, abs(avoiding_last))):  # the best span short of T-1
-            why = (f" The best span uses the last token, position T-1 = {T - 1}: do your loops reach it (range(T), "
-                   "not range(T - 1))?")
+            why = (f" The best span uses the last token, position T-1 = {T - 1}, and yours is the best one without it: "
+                   "do your loops reach it (range(T), not range(T - 1))? Or, if you started from the argmaxes of the "
+                   "logits: start and end are chosen together, every start with every end after it.")
         elif i == max(range(T), key=s.__getitem__) and bi != i:
             why = (" You kept the start at the argmax of start_logits; start and end are chosen together, so try "
                    "every start with every end after it.")
