@@ -121,11 +121,19 @@ def _dim_argument(call: ast.Call) -> tuple[str, int] | None:
     return None
 
 
-def _int_value(node: ast.AST) -> int | None:
+_NOT_A_LITERAL = object()
+
+
+def _literal(node: ast.AST) -> Any:
+    """The value a literal expression (``5``, ``-1``, ``"x"``) stands for, or ``_NOT_A_LITERAL``."""
     try:
-        value = ast.literal_eval(node)
+        return ast.literal_eval(node)
     except (ValueError, SyntaxError, TypeError):
-        return None
+        return _NOT_A_LITERAL
+
+
+def _int_value(node: ast.AST) -> int | None:
+    value = _literal(node)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -315,20 +323,20 @@ def _diagonal_shifts(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
         yield f"`{_code(new)}` where the solution has `{_code(node)}`: the diagonal is off by one", new
 
 
-def _is_size(node: ast.AST) -> bool:
-    """``K.shape[-1]`` or ``x.size(1)``: a size read from a tensor."""
-    is_shape = (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute)
-                and node.value.attr == "shape" and _int_value(node.slice) is not None)
-    is_size = (isinstance(node, ast.Call) and _called_name(node) == "size" and len(node.args) == 1
-               and _int_value(node.args[0]) is not None)
-    return is_shape or is_size
+def _size_axis(node: ast.AST) -> int | None:
+    """The axis of ``K.shape[-1]`` or ``x.size(1)`` (a size read from a tensor), else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return _int_value(node.slice)
+    if isinstance(node, ast.Call) and _called_name(node) == "size" and len(node.args) == 1:
+        return _int_value(node.args[0])
+    return None
 
 
 def _size_axes(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """A size read from another axis of the same tensor (``x.shape[0]``, the batch, for ``x.shape[1]``, the steps)."""
-    if not _is_size(node):
+    axis = _size_axis(node)
+    if axis is None:
         return
-    axis = _int_value(node.slice if isinstance(node, ast.Subscript) else node.args[0])
     for other in _DIMS:
         if other == axis:
             continue
@@ -342,14 +350,14 @@ def _size_axes(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
 
 def _size_constants(node: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """A size read from a tensor replaced by a number from the example."""
-    if _is_size(node):
+    if _size_axis(node) is not None:
         for number in _EXAMPLE_SIZES:
             yield f"a fixed {number} where the solution uses `{_code(node)}`", ast.Constant(number)
 
 
 _OPERATORS: tuple[Callable[[ast.AST], Iterator[tuple[str, ast.AST]]], ...] = (
-    _activation_swaps, _extra_activations, _argument_swaps, _axis_changes, _mean_sum_swaps, _variance_swaps, _term_changes, _transposes, _loop_changes,
-    _slice_shifts, _diagonal_shifts, _size_axes, _size_constants)
+    _activation_swaps, _extra_activations, _argument_swaps, _axis_changes, _mean_sum_swaps, _variance_swaps,
+    _term_changes, _transposes, _loop_changes, _slice_shifts, _diagonal_shifts, _size_axes, _size_constants)
 #: operators whose change explains an answer less often than it happens to reproduce one (a fixed 2 equals the batch
 #: size, say): said only when no other operator explains the answer
 _LESS_LIKELY = (_size_constants,)
@@ -359,13 +367,11 @@ def _global_constants(tree: ast.Module) -> dict[str, int | float]:
     """The notebook's module-level numbers (``CONTEXT = 5``)."""
     found = {}
     for statement in tree.body:
-        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
-            try:
-                value = ast.literal_eval(statement.value)
-            except (ValueError, SyntaxError, TypeError):
-                continue
+        target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+        if isinstance(target, ast.Name):
+            value = _literal(statement.value)
             if isinstance(value, (int, float)) and not isinstance(value, bool):
-                found[statement.targets[0].id] = value
+                found[target.id] = value
     return found
 
 
@@ -393,9 +399,11 @@ def _replace(root: ast.AST, old: ast.AST, new: ast.AST) -> None:
             if value is old:
                 setattr(parent, name, new)
                 return
-            if isinstance(value, list) and any(item is old for item in value):
-                value[[item is old for item in value].index(True)] = new
-                return
+            if isinstance(value, list):
+                for index, item in enumerate(value):
+                    if item is old:
+                        value[index] = new
+                        return
     raise ValueError("the node to replace is not in the tree")
 
 
@@ -443,21 +451,15 @@ def _namespace(tree: ast.Module, name: str) -> dict[str, Any]:
     needed = _names_needed(tree, name)
     kept = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.ClassDef)
     for statement in tree.body:
-        constant = isinstance(statement, ast.Assign) and _is_literal(statement.value)  # every one: see _argument_to_global
+        # every literal constant, used or not: _argument_to_global may put any of them in an argument's place
+        constant = isinstance(statement, ast.Assign) and _literal(statement.value) is not _NOT_A_LITERAL
         if constant or (isinstance(statement, kept) and _binds(statement) & needed):
             try:
-                exec(compile(ast.Module([statement], []), "<solution>", "exec"), namespace)  # noqa: S102 (the instructors' code)
+                # the instructors' code
+                exec(compile(ast.Module([statement], []), "<solution>", "exec"), namespace)  # noqa: S102
             except Exception:  # an import this machine lacks: the functions that need it are not mutated
                 continue
     return namespace
-
-
-def _is_literal(node: ast.AST) -> bool:
-    try:
-        ast.literal_eval(node)
-    except (ValueError, SyntaxError, TypeError):
-        return False
-    return True
 
 
 def mutants_of(tree: ast.Module, name: str) -> tuple[Callable, list[Mutant]] | None:
@@ -476,7 +478,7 @@ def mutants_of(tree: ast.Module, name: str) -> tuple[Callable, list[Mutant]] | N
     for site, change, less_likely, changed in _changed_functions(definition, constants):
         scope = dict(namespace)
         try:
-            exec(compile(ast.Module([changed], []), "<mutant>", "exec"), scope)  # noqa: S102 (the instructors' code, changed)
+            exec(compile(ast.Module([changed], []), "<mutant>", "exec"), scope)  # noqa: S102
         except Exception:  # a change that does not compile (a replaced target, say)
             continue
         found.append(Mutant(site, change, scope[name], less_likely))
