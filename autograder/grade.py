@@ -227,7 +227,7 @@ class Worker:
         # a kernel's messages arrive here whole (zmq caps each part, not their number): past this the worker fails,
         # is replaced, and the submission that did it is graded again alone (the kernels set their own limit)
         resource.setrlimit(resource.RLIMIT_DATA, (WORKER_DATA_MB << 20, resource.getrlimit(resource.RLIMIT_DATA)[1]))
-        log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)  # noqa: SIM115 (kept open)
+        log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)
         os.dup2(log.fileno(), 2)
         if fork_kernels:
             cls.zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)

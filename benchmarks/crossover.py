@@ -40,7 +40,7 @@ from course_lib.compare import (CROSSOVER_ASSET, MODELS, CompareConfig, run_ngra
 from course_lib.train import TrainConfig, evaluate, iterate_batches, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_file import RESULTS, machine  # noqa: E402
+from results_file import RESULTS, machine
 
 #: the last checkpoint (optimiser steps) of each neural model: about 1 to 5 minutes of one core each
 MAX_STEPS = {"FFNN": 3200, "RNN": 800, "LSTM": 2400, "Transformer": 1600}

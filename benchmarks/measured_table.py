@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from budgets import CLASS_OF_200_S, FFNN_ABOVE_FLOOR  # noqa: E402
-from results_file import load  # noqa: E402
+from budgets import CLASS_OF_200_S, FFNN_ABOVE_FLOOR
+from results_file import load
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 BEGIN = "<!-- measured: rendered by benchmarks/measured_table.py from benchmarks/results/; do not edit by hand -->"

@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "support"))  # run as a script
 
 from lab_session import (ARTIFACTS, REPO, chromium, code_prompts, kernel_idle, missing_browser, run_everything, running_lab,
-                         truncated_widget_labels, wait_for)  # noqa: E402
-from notebook_runner import LONGEST_OUTPUT  # noqa: E402
+                         truncated_widget_labels, wait_for)
+from notebook_runner import LONGEST_OUTPUT
 
 
 def tour(driver, url: str, name: str, folder: Path) -> list[str]:

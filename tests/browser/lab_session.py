@@ -69,7 +69,7 @@ def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, sour
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[var] = str(tmp_path / var.lower())  # this Lab's own: no workspace restored from an earlier Lab
     args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
-    log = open(tmp_path / "lab.log", "w+b")  # noqa: SIM115 (closed below)
+    log = open(tmp_path / "lab.log", "w+b")
     proc = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=course, env=env, start_new_session=True,
                             stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"

@@ -72,7 +72,7 @@ class Recorder(http.server.BaseHTTPRequestHandler):
 
     hits: list[str] = []
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         Recorder.hits.append(self.path)
         self.send_response(404)
         self.end_headers()

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "blind"))
 
-import measure  # noqa: E402
+import measure
 
 pytestmark = pytest.mark.slow  # 591 wrong answers and 70 styles through their checks
 

@@ -10,7 +10,7 @@ from course_lib.gradients import (gradient_norms_through_time, lstm_gradient_nor
 from course_lib.rnn import rnn_forward, rnn_step
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.pyplot as plt
 
 TIGHT = dict(rtol=1e-10, atol=1e-12)
 B, T, D, H = 4, 12, 3, 5

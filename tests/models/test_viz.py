@@ -6,11 +6,11 @@ import itertools
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-from course_lib import viz  # noqa: E402
+from course_lib import viz
 
 
 def overlap_area(a, b) -> float:

@@ -8,9 +8,9 @@ from notebook_runner import REPO
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-import budgets  # noqa: E402
-import measured_table  # noqa: E402
-import results_file  # noqa: E402
+import budgets
+import measured_table
+import results_file
 
 
 def test_readme_section_is_the_committed_results():

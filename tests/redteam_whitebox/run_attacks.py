@@ -332,7 +332,7 @@ class Keyring:
 class Hits(http.server.BaseHTTPRequestHandler):
     hits = []
 
-    def do_GET(self):  # noqa: N802
+    def do_GET(self):
         Hits.hits.append(self.path)
         self.send_response(204)
         self.end_headers()
