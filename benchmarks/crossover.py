@@ -10,14 +10,15 @@ and scores it at checkpoints along the way, so that each run is a curve:
   held-out character exactly as ``compare_char_models`` scores them. One AdamW optimiser runs
   through the whole run; each segment between two checkpoints draws its batches with its own seed.
 - the n-gram: ``compare``'s order search and fit on growing prefixes of the training text
-  (1/256, 1/128, ... of it, then all of it); more compute cannot help it once it has counted all.
+  (halves of it down to 1,500 characters: 1/128, 1/64, ... of the 360,000 training characters, then
+  all of them); more compute cannot help it once it has counted all.
 
 Compute, the x axis, does not depend on the machine or its load: for the neural models the
 training FLOPs, ``course_lib.compare.flops_per_char`` (6 x the non-embedding weights, plus the
 Transformer's attention) x training characters; for the n-gram an operation count of its fits,
 ``course_lib.compare.ngram_search_operations``. Seconds (one torch thread) are recorded too.
 
-    python benchmarks/crossover.py            # about 13 minutes of one CPU core
+    python benchmarks/crossover.py            # about 12 minutes of one CPU core
     python benchmarks/crossover.py --quick    # a few seconds, a small corpus: for the tests
 
 Writes ``benchmarks/results/crossover.json`` (with the command, the date, the machine, torch)
