@@ -4,11 +4,11 @@
 
 The class is copies of seven kinds of submission: the full solution (six in sixteen), a partial
 one (two exercises left blank), one with a catalogued mistake, the blank release, and three
-hostile ones (the checks patched to pass, ``os._exit`` in an answer cell, a printed fake pass). It prints
-the seconds per submission and the total against the budget for a class of 200 on 2 cores
-(benchmarks/budgets.py), and saves them to benchmarks/results/class_of_<N>.json. With --students below 200 the total for 200 is extrapolated (and says so):
-the once-per-run cost (building the release, starting workers; measured on an empty folder) plus
-200 times the cost per submission beyond it.
+hostile ones (the checks patched to pass, ``os._exit`` in an answer cell, a printed fake pass). It
+prints the seconds per submission and the total against the budget for a class of 200 on 2 cores
+(benchmarks/budgets.py), and saves them to benchmarks/results/class_of_<N>.json. With --students below
+200 the total for 200 is extrapolated (and says so): the once-per-run cost (building the release,
+starting workers; measured on an empty folder) plus 200 times the cost per submission beyond it.
 """
 from __future__ import annotations
 
@@ -106,7 +106,8 @@ def main() -> int:
     for r in results:
         scores.setdefault(r["student_id"].split("_", 1)[1], []).append(r["score"])
     max_score = max((r["max_score"] for r in results), default=0)
-    print("  mean score per kind: " + ", ".join(f"{kind} {sum(v) / len(v):g}/{max_score:g}" for kind, v in scores.items()))
+    print("  mean score per kind: "
+          + ", ".join(f"{kind} {sum(v) / len(v):g}/{max_score:g}" for kind, v in scores.items()))
     label = "measured" if args.students == CLASS else f"extrapolated from {args.students}"
     verdict = "within" if total_200 <= CLASS_OF_200_S else "OVER"
     print(f"  class of {CLASS}: {total_200 / 60:.1f} min ({label}); budget {CLASS_OF_200_S / 60:g} min: {verdict}")

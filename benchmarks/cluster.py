@@ -127,8 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     # marginal time is noise) at least the time it took in its worker
     worker_seconds = max(remote["per_submission_s"] * args.workers, remote["in_worker_s"])
     task_cost = per_task["payload_s"]
-    extrapolated = [{"workers": n, "hours": (max(0.0, remote["once_per_batch_s"]) + args.class_size * max(worker_seconds / n, task_cost))
-                     / 3600, "bound": "workers" if worker_seconds / n >= task_cost else "scheduler"}
+    extrapolated = [{"workers": n,
+                     "hours": (max(0.0, remote["once_per_batch_s"])
+                               + args.class_size * max(worker_seconds / n, task_cost)) / 3600,
+                     "bound": "workers" if worker_seconds / n >= task_cost else "scheduler"}
                     for n in WORKER_COUNTS]
     measured = {"notebook": args.notebook, "students": args.students, "workers": args.workers, "local": local,
                 "cluster": remote, "overhead_per_submission_s": overhead,

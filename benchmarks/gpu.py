@@ -143,7 +143,8 @@ def training_speedups(device: torch.device | str, seconds: float = 3.0, *, model
                 f"{settings.batch_size} windows of {settings.context}"
             speedup = dev_rate / cpu_rate
             rows.append({"model": name, "batch": settings.batch_size, "context": settings.context,
-                         "setting": f"batch {shape}" + (" (notebooks)" if scale == 1 else f" ({scale}x the notebooks')"),
+                         "setting": f"batch {shape}"
+                                    + (" (notebooks)" if scale == 1 else f" ({scale}x the notebooks')"),
                          "batch_scale": scale, "parameters": parameters, "cpu_threads": threads,
                          "device": device_name(device), "cpu_steps": cpu_steps, "device_steps": dev_steps,
                          "cpu_steps_per_s": cpu_rate, "device_steps_per_s": dev_rate, "speedup": speedup,
@@ -156,7 +157,8 @@ def training_speedups(device: torch.device | str, seconds: float = 3.0, *, model
 
 
 class TorchTransformerLM(nn.Module):
-    """:class:`TransformerLM`'s architecture from PyTorch's modules, under the same ``logits, loss = model(idx, targets)``.
+    """:class:`TransformerLM`'s architecture from PyTorch's modules, under the same call,
+    ``logits, loss = model(idx, targets)``.
 
     nn.Embedding for tokens + the same positions (sinusoidal buffer, or a learned nn.Embedding) ->
     nn.TransformerEncoder of ``num_layers`` nn.TransformerEncoderLayer (batch first, the config's
@@ -213,9 +215,11 @@ def _steps(model: nn.Module, x: torch.Tensor, y: torch.Tensor, lr: float) -> tup
     return train_step, infer_step
 
 
-def transformer_tokens_per_second(device: torch.device | str, seconds: float = 2.0, *, batch_sizes: Sequence[int] = (32, 256),
-                                  rounds: int = 2, warmup: int = 3, max_steps: int = 10 ** 6, cpu_threads: int | None = None,
-                                  config: TransformerConfig | None = None, lr: float = 1e-2, seed: int = 0) -> list[dict]:
+def transformer_tokens_per_second(device: torch.device | str, seconds: float = 2.0, *,
+                                  batch_sizes: Sequence[int] = (32, 256), rounds: int = 2, warmup: int = 3,
+                                  max_steps: int = 10 ** 6, cpu_threads: int | None = None,
+                                  config: TransformerConfig | None = None, lr: float = 1e-2,
+                                  seed: int = 0) -> list[dict]:
     """The course's TransformerLM against :class:`TorchTransformerLM` on ``device``: tokens/s, training and inference.
 
     ``config``: default the Transformer of ``CompareConfig()`` (the notebooks': d_model 64, 4 heads,
@@ -274,9 +278,11 @@ def markdown_rows(speedups: Sequence[dict] = (), tokens: Sequence[dict] = ()) ->
     """Markdown lines: a table of training speed-ups and one of Transformer tokens/s, each naming the device."""
     lines: list[str] = []
     if speedups:
-        lines += ["Training demos (the models and batches of `course_lib.compare`, trained by `course_lib.train.train`): "
+        lines += ["Training demos (the models and batches of `course_lib.compare`, trained by "
+                  "`course_lib.train.train`): "
                   f"steps/s on the CPU and on the device; goal: a speed-up of {SPEEDUP_GOAL:g}x:", "",
-                  "| model | setting | parameters | device | CPU steps/s (threads) | device steps/s | speed-up | goal met |",
+                  "| model | setting | parameters | device | CPU steps/s (threads) | device steps/s | speed-up "
+                  "| goal met |",
                   "|---|---|---:|---|---:|---:|---:|---|"]
         lines += [f"| {r['model']} | {r['setting']} | {r['parameters']:,} | {r['device']} | "
                   f"{r['cpu_steps_per_s']:,.1f} ({r['cpu_threads']}) | {r['device_steps_per_s']:,.1f} | "
@@ -286,8 +292,8 @@ def markdown_rows(speedups: Sequence[dict] = (), tokens: Sequence[dict] = ()) ->
             lines.append("")
         lines += ["Transformer LM, the course's (`course_lib.transformer.TransformerLM`) against the same LM from "
                   "PyTorch's modules (`nn.TransformerEncoder`, causal mask), tokens/s:", "",
-                  "| device | batch x block | parameters (each) | training: course | training: PyTorch | course / PyTorch "
-                  "| inference: course | inference: PyTorch | course / PyTorch |",
+                  "| device | batch x block | parameters (each) | training: course | training: PyTorch "
+                  "| course / PyTorch | inference: course | inference: PyTorch | course / PyTorch |",
                   "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
         for r in tokens:
             where = r["device"] + (f" ({r['threads']} threads)" if r.get("threads") else "")

@@ -27,7 +27,8 @@ CODE = "import torch"
 
 def sandbox_command(zygote_socket: Path | None) -> tuple[list[str], Path, Path]:
     kdir, pid_dir = sandbox.make_kernel_dir(), Path(tempfile.mkdtemp(prefix="cgp-"))
-    command = [sys.executable, "-m", "autograder.sandbox", "--memory-mb", "4096", "--processes", "64", "--file-mb", "256",
+    command = [sys.executable, "-m", "autograder.sandbox",
+               "--memory-mb", "4096", "--processes", "64", "--file-mb", "256",
                "--isolate", "on", "--cgroup", "on", "--pid-dir", str(pid_dir), "--kernel-dir", str(kdir),
                *(["--zygote-socket", str(zygote_socket)] if zygote_socket else []), "--", sys.executable, "-c", CODE]
     return command, kdir, pid_dir
@@ -76,7 +77,8 @@ def main() -> int:
         for name, start in starts.items():
             seconds = [start() for _ in range(args.runs)]
             medians[name] = round(statistics.median(seconds), 3)
-            print(f"{name:48s} {medians[name]:6.3f} s (median of {args.runs}; {min(seconds):.3f} to {max(seconds):.3f})")
+            print(f"{name:48s} {medians[name]:6.3f} s "
+                  f"(median of {args.runs}; {min(seconds):.3f} to {max(seconds):.3f})")
     finally:
         warm.stop()
         shutil.rmtree(folder, ignore_errors=True)

@@ -25,7 +25,8 @@ END = "<!-- end measured -->"
 
 def ran_on(meta: dict) -> str:
     load_1min = f", 1-min load {meta['load_1min']:g} when saved" if meta.get("load_1min") is not None else ""
-    return f"{meta['date'].replace('T', ' ')} on {meta['cpu']} ({meta['cores']} cores{load_1min}), torch {meta['torch']}"
+    return (f"{meta['date'].replace('T', ' ')} on {meta['cpu']} ({meta['cores']} cores{load_1min}), "
+            f"torch {meta['torch']}")
 
 
 def seconds(value: float) -> str:
@@ -42,15 +43,18 @@ def cluster_lines(run: dict | None) -> list[str]:
     if not run:
         return []
     local, remote, task = run["local"], run["cluster"], run["scheduler_per_task"]
-    lines = ["", f"Grading {run['students']} submissions of {run['notebook']} on a Dask cluster of {run['workers']} workers "
-                 f"on this machine against `--jobs {run['workers']}` (`benchmarks/cluster.py`, {ran_on(run['meta'])}):", "",
+    lines = ["", f"Grading {run['students']} submissions of {run['notebook']} on a Dask cluster of "
+                 f"{run['workers']} workers on this machine against `--jobs {run['workers']}` "
+                 f"(`benchmarks/cluster.py`, {ran_on(run['meta'])}):", "",
              "| | per submission (marginal) | in its worker | once per batch |", "|---|---:|---:|---:|"]
     for name, r in (("local processes", local), ("Dask cluster", remote)):
-        lines.append(f"| {name} | {r['per_submission_s']:.2f} s | {r['in_worker_s']:.2f} s | {r['once_per_batch_s']:.1f} s |")
+        lines.append(f"| {name} | {r['per_submission_s']:.2f} s | {r['in_worker_s']:.2f} s | "
+                     f"{r['once_per_batch_s']:.1f} s |")
     lines += ["", f"The cluster's overhead: {run['overhead_per_submission_s']:+.2f} s per submission "
                   f"({run['overhead_fraction']:+.0%}); the scheduler's cost per task {task['nothing_s'] * 1000:.1f} ms "
                   f"(empty), {task['payload_s'] * 1000:.1f} ms (carrying {task['payload_bytes'] / 1000:.0f} kB). "
-                  f"A class of {run['class_size']:,} submissions at {run['worker_seconds_per_submission']:.1f} worker-seconds each:", "",
+                  f"A class of {run['class_size']:,} submissions at "
+                  f"{run['worker_seconds_per_submission']:.1f} worker-seconds each:", "",
               "| workers | hours | bound by |", "|---:|---:|---|"]
     lines += [f"| {e['workers']} | {e['hours']:.2f} | {e['bound']} |" for e in run["extrapolated"]]
     return lines
@@ -67,17 +71,22 @@ def render() -> str:
     class_of = load("class_of_200")
     if class_of:
         c = class_of
-        lines.append(f"| a class of 200 submissions of notebook {c['notebook']} ({', '.join(f'{n} {k}' for k, n in c['kinds'].items())}), "
-                     f"{c['jobs']} jobs, `benchmarks/class_of_200.py` ({ran_on(c['meta'])}) | ≤ {seconds(CLASS_OF_200_S)} | "
+        kinds = ", ".join(f"{n} {k}" for k, n in c["kinds"].items())
+        within = "yes" if c["class_of_200_s"] <= CLASS_OF_200_S else "NO"
+        lines.append(f"| a class of 200 submissions of notebook {c['notebook']} ({kinds}), "
+                     f"{c['jobs']} jobs, `benchmarks/class_of_200.py` ({ran_on(c['meta'])}) | "
+                     f"≤ {seconds(CLASS_OF_200_S)} | "
                      f"{seconds(c['class_of_200_s'])} ({c['s_per_submission']:.2f} s per submission) | "
-                     f"{c['class_of_200_s'] / CLASS_OF_200_S:.2f} | {'yes' if c['class_of_200_s'] <= CLASS_OF_200_S else 'NO'} |")
+                     f"{c['class_of_200_s'] / CLASS_OF_200_S:.2f} | {within} |")
     for m in latest["models"]:
-        lines.append(f"| {m['model']}: {m['metric']} against the exact floor {m['floor']} | ≤ {FFNN_ABOVE_FLOOR:.0%} above | "
+        lines.append(f"| {m['model']}: {m['metric']} against the exact floor {m['floor']} | "
+                     f"≤ {FFNN_ABOVE_FLOOR:.0%} above | "
                      f"{m['value']} ({m['ratio_to_floor'] - 1:+.1%}) | | {'yes' if m['ok'] else 'NO'} |")
     wrong = load("wrong_answers")
     if wrong:
-        lines += ["", f"Grading the blind sets' wrong answers (`benchmarks/wrong_answers.py`, {ran_on(wrong['meta'])}): "
-                      "seconds in a worker for a solution and for a wrong answer, and the batch's wall time per submission:", "",
+        lines += ["", f"Grading the blind sets' wrong answers (`benchmarks/wrong_answers.py`, "
+                      f"{ran_on(wrong['meta'])}): seconds in a worker for a solution and for a wrong answer, "
+                      "and the batch's wall time per submission:", "",
                   "| notebook | wrong answers | solution, in a worker | wrong answer, in a worker | per submission |",
                   "|---|---:|---:|---:|---:|"]
         lines += [f"| {b['notebook']} | {b['wrong_answers']} | {b['solution_worker_s_mean']:.2f} s | "
@@ -86,19 +95,22 @@ def render() -> str:
     chars = latest.get("char_models") or []
     if chars:
         lines += ["", f"Every language model of the course on notebook 04's character corpus (Python source, last 10% "
-                      f"held out), {latest['char_budget_s']:g} s of training each on one thread (`course_lib.compare`), "
+                      f"held out), {latest['char_budget_s']:g} s of training each on one thread "
+                      "(`course_lib.compare`), "
                       "validation bits per character, best first:", "",
                   "| model | setting | parameters | steps | bits/char |", "|---|---|---:|---:|---:|"]
-        lines += [f"| {c['model']} | {c['setting']} | {c['parameters']:,} | {c['steps'] or '-'} | {c['bits_per_char']} |"
-                  for c in sorted(chars, key=lambda c: c["bits_per_char"])]
+        lines += [f"| {c['model']} | {c['setting']} | {c['parameters']:,} | {c['steps'] or '-'} | "
+                  f"{c['bits_per_char']} |" for c in sorted(chars, key=lambda c: c["bits_per_char"])]
         lines.append(f"| uniform guess | | | | {chars[0]['uniform_bits']} |")
     gpu_run = load("gpu")
-    for result, meta in [(latest.get("gpu"), latest["meta"])] + ([(gpu_run["gpu"], gpu_run["meta"])] if gpu_run else []):
+    runs = [(latest.get("gpu"), latest["meta"])] + ([(gpu_run["gpu"], gpu_run["meta"])] if gpu_run else [])
+    for result, meta in runs:
         if not result:
             continue
         import gpu  # torch and course_lib: only when there is something to draw
 
-        where = "GPU lane skipped: no CUDA on this machine. " if result.get("skipped") else f"GPU lane on {result['device']}. "
+        where = ("GPU lane skipped: no CUDA on this machine. " if result.get("skipped")
+                 else f"GPU lane on {result['device']}. ")
         lines += ["", where + f"({ran_on(meta)})", ""] + gpu.markdown_rows(result.get("speedups", []),
                                                                              result.get("tokens_per_s", []))
     return "\n".join(lines)

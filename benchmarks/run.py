@@ -63,7 +63,8 @@ def time_grading(name: str, n: int, jobs: int) -> dict:
         subprocess.run([sys.executable, "-m", "autograder", "grade", name, str(subs), "--out", str(Path(tmp) / "out"),
                         "--jobs", str(jobs)], check=True, capture_output=True)
         wall = time.perf_counter() - start
-    return {"notebook": name, "submissions": n, "jobs": jobs, "wall_s": round(wall, 1), "s_per_submission": round(wall / n, 2)}
+    return {"notebook": name, "submissions": n, "jobs": jobs, "wall_s": round(wall, 1),
+            "s_per_submission": round(wall / n, 2)}
 
 
 def ffnn_cat_dog() -> dict:
@@ -81,11 +82,13 @@ def ffnn_cat_dog() -> dict:
     Xv, Yv = context_windows([vocab.encode(data.tokenize(s)) for s in valid_text], 5, 1, 2)
     torch.manual_seed(0)
     model = FFNNLanguageModel(FFNNConfig(len(vocab), 5, 16, 64)).to(get_device())
-    history = train(model, window_batches(X, Y, 128), TrainConfig(steps=2000, lr=3e-3, weight_decay=0.1, progress=False))
+    history = train(model, window_batches(X, Y, 128),
+                    TrainConfig(steps=2000, lr=3e-3, weight_decay=0.1, progress=False))
     ppl = evaluate(model, iterate_batches(Xv, Yv))["perplexity"]
     floor = math.exp(data.entropy_per_token(without_held_out=True))
     return {"model": "FFNN, cat/dog world", "metric": "validation perplexity", "value": round(ppl, 4),
-            "target": round((1 + FFNN_ABOVE_FLOOR) * floor, 4), "floor": round(floor, 4), "ratio_to_floor": round(ppl / floor, 4),
+            "target": round((1 + FFNN_ABOVE_FLOOR) * floor, 4), "floor": round(floor, 4),
+            "ratio_to_floor": round(ppl / floor, 4),
             "train_s": round(history.seconds, 1), "ok": ppl <= (1 + FFNN_ABOVE_FLOOR) * floor}
 
 
@@ -145,8 +148,9 @@ def main() -> None:
     rows = []
     if not args.skip_install:
         seconds = time_install()
-        rows.append({"what": "set-up: `make install` in a fresh clone (warm package cache)", "seconds": round(seconds, 1),
-                     "budget_s": INSTALL_S, "ratio": round(seconds / INSTALL_S, 2), "ok": seconds <= INSTALL_S})
+        rows.append({"what": "set-up: `make install` in a fresh clone (warm package cache)",
+                     "seconds": round(seconds, 1), "budget_s": INSTALL_S, "ratio": round(seconds / INSTALL_S, 2),
+                     "ok": seconds <= INSTALL_S})
     for path in sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb")):
         seconds = time_notebook(path)
         budget = notebook_budget(path.stem)
@@ -159,7 +163,8 @@ def main() -> None:
                 for path in sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb"))]
     for grading in gradings:
         rows.append({"what": f"autograding {grading['notebook']}, per submission ({grading['submissions']} subs, "
-                             f"{grading['jobs']} jobs)", "seconds": grading["s_per_submission"], "budget_s": SUBMISSION_S,
+                             f"{grading['jobs']} jobs)", "seconds": grading["s_per_submission"],
+                     "budget_s": SUBMISSION_S,
                      "ratio": round(grading["s_per_submission"] / SUBMISSION_S, 2),
                      "ok": grading["s_per_submission"] <= SUBMISSION_S})
     models = [ffnn_cat_dog()]
@@ -168,11 +173,12 @@ def main() -> None:
     lines = [f"Measured {meta['date']} on {meta['cpu']} ({meta['cores']} cores), torch {meta['torch']}, "
              f"COURSE_DEVICE={device}, CUDA available: {meta['cuda']}.", "",
              "| what | seconds | budget (s) | ratio | within budget |", "|---|---|---|---|---|"]
-    lines += [f"| {r['what']} | {r['seconds']} | {r['budget_s']:g} | {r['ratio']} | {'yes' if r['ok'] else 'NO'} |" for r in rows]
+    lines += [f"| {r['what']} | {r['seconds']} | {r['budget_s']:g} | {r['ratio']} | {'yes' if r['ok'] else 'NO'} |"
+              for r in rows]
     lines += ["", "| language model | metric | value | target | floor | value / floor | training (s) | met |",
               "|---|---|---|---|---|---|---|---|"]
-    lines += [f"| {m['model']} | {m['metric']} | {m['value']} | <= {m['target']} | {m['floor']} | {m['ratio_to_floor']} | "
-              f"{m['train_s']} | {'yes' if m['ok'] else 'NO'} |" for m in models]
+    lines += [f"| {m['model']} | {m['metric']} | {m['value']} | <= {m['target']} | {m['floor']} | "
+              f"{m['ratio_to_floor']} | {m['train_s']} | {'yes' if m['ok'] else 'NO'} |" for m in models]
     if chars:
         lines += ["", f"Character models on notebook 04's corpus (Python source, last 10% held out), "
                       f"{args.char_budget:g} s of training each, one thread:", "",

@@ -87,8 +87,9 @@ def two_phase(model, batches, seconds: float, lr: float, seed: int):
     """Train for ``seconds``: 80% of them at ``lr``, the rest at lr / 5 (a crude schedule). Returns (steps, seconds)."""
     steps, spent = 0, 0.0
     for share, rate in ((0.8, lr), (0.2, lr / 5)):
-        history = train(model, batches, TrainConfig(steps=10**7, lr=rate, eval_every=10**7, time_budget_s=share * seconds,
-                                                    seed=seed + steps, progress=False))
+        history = train(model, batches, TrainConfig(steps=10**7, lr=rate, eval_every=10**7,
+                                                    time_budget_s=share * seconds, seed=seed + steps,
+                                                    progress=False))
         steps += len(history.train_steps)
         spent += history.seconds
     return steps, spent
@@ -113,7 +114,8 @@ def main(argv=None) -> dict:
     meta = machine()
     text, itos, ids, train_ids, notebook_train, valid, split = corpus(args.chars)
     vocab = len(itos)
-    command = " ".join(["OMP_NUM_THREADS=1 python benchmarks/train_char_lstm.py", *(sys.argv[1:] if argv is None else argv)])
+    command = " ".join(["OMP_NUM_THREADS=1 python benchmarks/train_char_lstm.py",
+                        *(sys.argv[1:] if argv is None else argv)])
     results = {"command": command,
                "corpus": {"chars": len(text), "train_chars": len(train_ids), "vocab": vocab,
                           "valid_chars": int(valid[0][1].numel()), "cells_chars": args.cells_chars}}
@@ -154,7 +156,8 @@ def main(argv=None) -> dict:
             torch.manual_seed(0)
             m = LSTMLanguageModel(LSTMConfig(vocab_size=vocab, embed_dim=32, hidden_dim=hidden, num_layers=layers))
             h = train(m, sequence_batches(train_ids, BLOCK, BATCH),
-                      TrainConfig(steps=10**7, lr=1e-2, eval_every=10**7, time_budget_s=args.layer_seconds, progress=False))
+                      TrainConfig(steps=10**7, lr=1e-2, eval_every=10**7, time_budget_s=args.layer_seconds,
+                                  progress=False))
             loss = evaluate(m, valid)["loss"]
             depth.append({"layers": layers, "hidden_dim": hidden, "params": count(m), "steps": len(h.train_steps),
                           "train_s": round(h.seconds, 1), "valid_loss": round(loss, 4),

@@ -1,4 +1,6 @@
-"""Grading time of wrong answers, where the diagnosis and the probes run: ``python benchmarks/wrong_answers.py [NN ...]``.
+"""Grading time of wrong answers, where the diagnosis and the probes run.
+
+    python benchmarks/wrong_answers.py [NN ...] [--jobs J]
 
 For each notebook, one submission per wrong answer of both blind sets (``tests/checks/blind/``,
 ``tests/checks/blind_holdout/``: the solution with that one answer cell replaced) and as many solutions,
@@ -37,7 +39,8 @@ def make_submissions(number: str, folder: Path) -> int:
     release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
     solution = answers(nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4))
     cases = [case for set_name in ("blind", "blind_holdout") for case in blind_module(number, set_name).BLIND]
-    kinds = [("solution", {}) for _ in cases] + [(f"wrong_{i}", {case.cell: case.source}) for i, case in enumerate(cases)]
+    kinds = ([("solution", {}) for _ in cases]
+             + [(f"wrong_{i}", {case.cell: case.source}) for i, case in enumerate(cases)])
     for kind, replaced in kinds:
         nb = with_answers(release, {**solution, **replaced})
         nbformat.write(nb, folder / f"{kind}_{len(list(folder.iterdir())):03d}.ipynb")
