@@ -37,7 +37,10 @@ def test_the_html_loads_nothing_and_carries_the_libraries(view):
 
 def test_a_tuple_per_layer_gives_the_same_view_as_one_tensor():
     w = weights()
-    strip_ids = lambda html: re.sub(r"(bertviz|course-fallback)-[0-9a-f]{32}", "ID", html)  # noqa: E731
+
+    def strip_ids(html):
+        return re.sub(r"(bertviz|course-fallback)-[0-9a-f]{32}", "ID", html)
+
     assert strip_ids(head_view(w, TOKENS).data) == strip_ids(head_view(tuple(l[None] for l in w), TOKENS).data)
 
 

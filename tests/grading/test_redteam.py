@@ -422,7 +422,9 @@ def test_honest_submissions_get_their_known_grades(batch):
 
 
 def test_grading_twice_gives_the_same_grades(batch):
-    pick = lambda rows: {k: (r["score"], r["status"], r["cells"], r["failures"]) for k, r in rows.items() if k in AGAIN}
+    def pick(rows):
+        return {k: (r["score"], r["status"], r["cells"], r["failures"]) for k, r in rows.items() if k in AGAIN}
+
     assert pick(batch["first"]) == pick(batch["second"]) and len(pick(batch["second"])) == len(AGAIN)
 
 
