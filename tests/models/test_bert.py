@@ -300,7 +300,10 @@ def test_mask_tokens_selects_each_position_independently(device):
 
 def test_mask_tokens_is_reproducible_with_a_seeded_generator(device):
     ids, special = _masking_batch(device)
-    draw = lambda seed: mask_tokens(ids, special, torch.Generator(device=device).manual_seed(seed), 1000, 4)
+
+    def draw(seed):
+        return mask_tokens(ids, special, torch.Generator(device=device).manual_seed(seed), 1000, 4)
+
     first, again, other = draw(0), draw(0), draw(1)
     assert torch.equal(first[0], again[0]) and torch.equal(first[1], again[1])
     assert not torch.equal(first[1], other[1])

@@ -21,8 +21,10 @@ def torch_bengio(model: FFNNLanguageModel) -> nn.Module:
     direct = nn.Sequential(nn.Flatten(1), nn.Linear(cfg.context_size * cfg.embed_dim, cfg.vocab_size, bias=False))
     with torch.no_grad():
         emb.weight.copy_(model.C.weight)
-        hidden[1].weight.copy_(model.H.weight); hidden[1].bias.copy_(model.H.bias)
-        hidden[3].weight.copy_(model.U.weight); hidden[3].bias.copy_(model.U.bias)
+        hidden[1].weight.copy_(model.H.weight)
+        hidden[1].bias.copy_(model.H.bias)
+        hidden[3].weight.copy_(model.U.weight)
+        hidden[3].bias.copy_(model.U.bias)
         if model.W is not None:
             direct[1].weight.copy_(model.W.weight)
 
