@@ -32,6 +32,12 @@ $(STAMP): pyproject.toml
 	$(call install_course,)
 	rm -f $(VENV)/.installed-* && touch $@
 
+# the developer's lanes also lint (ruff, the dev extra; its rules are pyproject.toml's [tool.ruff])
+DEV_STAMP := $(VENV)/.installed-dev-$(shell cksum pyproject.toml | cut -d' ' -f1)
+$(DEV_STAMP): pyproject.toml
+	$(call install_course,[dev])
+	rm -f $(VENV)/.installed-* && touch $(STAMP) $@
+
 notebooks: $(STAMP)
 	@test -n "$$(ls notebooks/*.ipynb 2>/dev/null)" || PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/python -m autograder build
 
@@ -39,10 +45,10 @@ lab: notebooks
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
 
 # the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra,
-# installed with the rest in one pip run
+# installed with the rest (and the dev extra's linter) in one pip run
 $(CLUSTER_STAMP): pyproject.toml
-	$(call install_course,[cluster])
-	rm -f $(VENV)/.installed-* && touch $(STAMP) $@
+	$(call install_course,[cluster,dev])
+	rm -f $(VENV)/.installed-* && touch $(STAMP) $(DEV_STAMP) $@
 
 # the suite runs on every core (pytest-xdist; a test file's functions, or a test class, stay on one worker:
 # tests/conftest.py),
@@ -50,12 +56,14 @@ $(CLUSTER_STAMP): pyproject.toml
 PYTEST_PARALLEL ?= -n auto --dist loadscope
 
 test: $(CLUSTER_STAMP)
+	$(BIN)/ruff check .
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not serial" --durations=25
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest -m serial
 
 # a developer's lane: the references, the checks and the notebooks' sources, without the grading
 # pipeline, the browser and the tests marked slow (a few minutes on 2 cores)
-test-fast: $(STAMP)
+test-fast: $(DEV_STAMP)
+	$(BIN)/ruff check .
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "not slow and not pipeline" tests/models tests/checks tests/notebooks
 
 benchmark: $(STAMP)

@@ -7,8 +7,7 @@ feedback page comes back with the result and is written on the instructor's mach
 grades.csv, results.json and the pages are those of a local run.
 
 Each worker is set up for the batch by :class:`GraderPlugin`, a Dask ``WorkerPlugin`` that does what
-a local worker's initializer does (:meth:`autograder.grade.Worker.start`): its own run folder, the
-nbgrader course directory of the batch (sent as bytes from the instructor's machine), the sandbox
+a local worker's initializer does (:func:`autograder.worker.start`): its own run folder, the sandbox
 kernel's command line for the batch's limits, the grader's own Jupyter configuration, and the
 zygote that has imported what the notebook imports. A worker that joins while the batch runs gets
 the plugin too; the plugin is removed from every worker when the batch ends.
@@ -32,10 +31,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import dataclasses
-import io
 import os
 import shutil
-import tarfile
 import tempfile
 import threading
 import time
@@ -44,6 +41,7 @@ from pathlib import Path
 from typing import Callable
 
 from . import sandbox
+from . import worker as grading_worker  # Dask's plugin hooks take a parameter named worker
 from .sandbox import Limits
 
 NEEDS_DASK = "--scheduler needs Dask: pip install -e '.[cluster]' (README, 'Grading on a cluster')"
@@ -68,8 +66,8 @@ def connect(address: str, worker_seconds: float = 120) -> distributed.Client:
         client.wait_for_workers(1, timeout=worker_seconds)
     except (OSError, TimeoutError):
         client.close()
-        raise SystemExit(f"no Dask worker joined the scheduler at {address} within {worker_seconds:g} s "
-                         f"(start workers, or wait longer with --worker-wait: README, 'Grading on a cluster')") from None
+        raise SystemExit(f"no Dask worker joined the scheduler at {address} within {worker_seconds:g} s (start "
+                         f"workers, or wait longer with --worker-wait: README, 'Grading on a cluster')") from None
     return client
 
 
@@ -96,62 +94,40 @@ def dashboard(client: distributed.Client) -> str:
     return client.dashboard_link if "dashboard" in client.scheduler_info().get("services", {}) else ""
 
 
-def pack(folder: Path) -> bytes:
-    """A folder as the bytes of a tar archive (the course directory a worker grades in)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
-        tar.add(folder, arcname=".")
-    return buffer.getvalue()
-
-
-def unpack(archive: bytes, folder: Path) -> None:
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-        tar.extractall(folder, filter="data")
-
-
 class GraderPlugin(distributed.WorkerPlugin):
     """Sets a Dask worker up for one batch, as ``grade.Worker.start`` sets up a local worker.
 
-    ``worker`` is the grader's worker class (``start(log_dir, run_dir, kernel_argv, modules, fork_kernels)``,
-    its ``zygote``) and ``config`` the grader's configuration context (``grade.grader_only_config``): given
-    by the caller, so that this module does not import the grader that imports it. The worker's copy
-    of the plugin holds its run folder: ``template/`` (the course directory), ``work/`` (the
-    per-submission copies, ``feedback/``, the logs) and ``pids/``.
+    The worker's copy of the plugin holds its run folder: ``work/`` (``feedback/``, the logs) and ``pids/``.
+    The submissions come with all they are graded against (``grade.Task``): no course directory.
     """
 
-    def __init__(self, course_dir: bytes, limits: Limits, modules: list[str], fork_kernels: bool,
-                 worker: type, config: Callable):
-        self.course_dir, self.limits, self.modules, self.fork_kernels = course_dir, limits, modules, fork_kernels
-        self.worker, self.config = worker, config
+    def __init__(self, limits: Limits, modules: list[str], fork_kernels: bool):
+        self.limits, self.modules, self.fork_kernels = limits, modules, fork_kernels
 
     def setup(self, worker=None) -> None:
         self.run_dir = Path(tempfile.mkdtemp(prefix="course-grade-"))
-        self.template, self.work = self.run_dir / "template", self.run_dir / "work"
+        self.work = self.run_dir / "work"
         (self.work / "feedback").mkdir(parents=True)
         (self.run_dir / "pids").mkdir()
-        unpack(self.course_dir, self.template)
-        self.settings = self.config(self.run_dir / "settings")
+        self.settings = grading_worker.grader_only_config(self.run_dir / "settings")
         self.settings.__enter__()  # the worker process's environment, until teardown
         kernel_argv, self.isolated = sandbox.kernel_argv(self.limits, self.run_dir / "pids")
-        stderr = os.dup(2)  # Worker.start sends stderr to its log; the Dask worker keeps its own
+        stderr = os.dup(2)  # grading_worker.start sends stderr to its log; the Dask worker keeps its own
         try:
-            self.worker.start(str(self.work), str(self.run_dir), kernel_argv, self.modules, self.fork_kernels)
+            grading_worker.start(str(self.work), str(self.run_dir), kernel_argv, self.modules, self.fork_kernels)
         finally:
             os.dup2(stderr, 2)
             os.close(stderr)
         self.lock = threading.Lock()
 
     def teardown(self, worker=None) -> None:
-        if self.worker.zygote is not None:
-            self.worker.zygote.stop()
-            self.worker.zygote = None
+        grading_worker.stop_zygote()
         self.settings.__exit__(None, None, None)
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def on_worker(self, task):
-        """The task (a ``grade.Task``) as this worker grades it: its course directory, its folders, its isolation."""
-        assignment = dataclasses.replace(task.assignment, course_dir=str(self.template))
-        return dataclasses.replace(task, assignment=assignment, workdir=str(self.work), isolated=self.isolated)
+        """The task (a ``grade.Task``) as this worker grades it: its folders, its isolation."""
+        return dataclasses.replace(task, workdir=str(self.work), isolated=self.isolated)
 
 
 def grade_on_worker(plugin_name: str, grade_one: Callable, task) -> tuple[object, bytes]:

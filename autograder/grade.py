@@ -4,10 +4,10 @@ SUBMISSIONS is either a flat folder of ``<student_id>.ipynb`` files (an LMS down
 or an nbgrader ``submitted/`` tree (``<student_id>/<assignment>/<assignment>.ipynb``).
 OUT receives ``grades.csv`` and ``feedback/<student_id>.html``.
 
-Each submission is graded in its own throw-away copy of an nbgrader course directory,
-so a broken or hostile notebook cannot disturb another student's grade, and grading
-runs in parallel across ``--jobs`` worker processes. Student code always runs in a
-separate Jupyter kernel started by nbgrader through ``autograder.sandbox`` (per-cell
+Each submission is graded on its own, in memory, so a broken or hostile notebook cannot disturb
+another student's grade, and grading runs in parallel across ``--jobs`` worker processes
+(:mod:`autograder.worker`). Student code always runs in a separate Jupyter kernel started through
+``autograder.sandbox`` (per-cell
 timeout, wall-clock limit per submission, memory, processes, file size, no network,
 read-only files). The test cells do not run there: ``autograder.verdict`` runs them in the
 grader's process, calling the student's functions in the kernel and judging the plain data
@@ -15,9 +15,12 @@ they return, so nothing the student's code does in its kernel can change a verdi
 ``results.json``: per-cell scores and, for each failing graded cell, the first line of the verdict the student sees.
 
 The assignment's notebooks are read once per batch (:class:`Assignment`); each worker gets a
-:class:`Task` (the submission's bytes, not a path). A submission then goes through nbgrader's own
-preprocessors with the course's steps in them (:mod:`autograder.pipeline`), in memory: nbgrader
-scores the cells, the gradebook is only read, and no notebook nbgrader writes is read back.
+:class:`Task` (the submission's bytes, not a path). :func:`grade_one` then takes the submission
+through its route in order (:mod:`autograder.pipeline`): parsed, repaired against the release, demos
+skipped, run by the trusted execute in the sandboxed kernel, each graded cell scored by nbgrader's
+``determine_grade``, the page rendered with nbgrader's feedback template. No course directory, no
+gradebook and no notebook file is written on the way: the submission comes in as bytes, and the
+result and its page go out.
 """
 from __future__ import annotations
 
@@ -27,10 +30,8 @@ import dataclasses
 import json
 import math
 import multiprocessing
-import multiprocessing.util
 import os
 import re
-import resource
 import shutil
 import tempfile
 import time
@@ -43,24 +44,12 @@ import nbformat
 
 from course_lib.plain_text import csv_cell, one_line
 
-from . import (
-    cells,
-    course,
-    feedback,
-    notebook_source,
-    pipeline,
-    safe_page,
-    sandbox,
-    verdict,
-    zygote,
-)
+from . import cells, course, feedback, notebook_source, pipeline, sandbox, verdict, worker, zygote
 from .progress import Progress
 from .sandbox import Limits
-from .trusted_execute import TrustedExecute
 from .watchdog import Watchdog
 
 MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
-WORKER_DATA_MB = 4096  # a grading worker's private memory (grading notebook 07 takes about 1.1 GB)
 MAX_CELLS = 1000       # the course's notebooks have fewer than 150
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
@@ -132,21 +121,22 @@ def parse_submission(raw: bytes) -> tuple[nbformat.NotebookNode | None, str]:
 
 @dataclass(frozen=True)
 class Assignment:
-    """What every submission of a batch is graded against, read once per batch."""
+    """What every submission of a batch is graded against, read once per batch (it travels to every worker)."""
 
     name: str
-    course_dir: str              # the nbgrader course directory, its release generated (copied per submission)
     release: nbformat.NotebookNode  # the students' notebook
     test_sources: dict[str, str]    # grade id -> test cell source, hidden tests included (the instructors' notebook)
+    released_tests: dict[str, str]  # grade id -> test cell source as released (what the feedback page shows)
     checks_module: str
     max_score: float
+    cell_timeout: int               # seconds a cell may run when the batch's limits leave it open
 
     @classmethod
     def read(cls, name: str, course_dir: Path) -> Assignment:
         release = nbformat.read(course_dir / "release" / name / f"{name}.ipynb", as_version=4)
         source = nbformat.read(course_dir / "source" / name / f"{name}.ipynb", as_version=4)
-        return cls(name, str(course_dir), release, verdict.test_sources(source), verdict.checks_module_of(release),
-                   cells.max_score(release))
+        return cls(name, release, verdict.test_sources(source), verdict.test_sources(release),
+                   verdict.checks_module_of(release), cells.max_score(release), notebook_source.cell_timeout(release))
 
 
 @dataclass(frozen=True)
@@ -156,95 +146,16 @@ class Task:
     assignment: Assignment
     student_id: str
     submission: bytes
-    workdir: str        # where the course copies and feedback/ are
+    workdir: str        # where its feedback page goes (feedback/<student_id>.html)
     limits: Limits
     isolated: bool      # the kernels run in their own namespaces
-
-
-def _api(root: Path, task: Task, findings: pipeline.Findings, kernel_dir: Path, watchdog: Watchdog):
-    """nbgrader's API on the submission's course copy, the course's steps in its preprocessor lists."""
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.coursedir import CourseDirectory
-    from traitlets.config.loader import PyFileConfigLoader
-
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(root)).load_config()
-    config.CourseDirectory.root = str(root)  # a copy of the template: same settings, its own folder
-    config.Autograde.permissions = 644  # nbgrader's 444 would stop us adding notes unless we are root
-    for section, values in sandbox.kernel_config(task.isolated, kernel_dir).items():
-        for key, value in values.items():
-            setattr(getattr(config, section), key, value)
-    config.TrustedExecute.test_sources = task.assignment.test_sources
-    config.TrustedExecute.checks_module = task.assignment.checks_module
-    config.TrustedExecute.exchange_dir = str(kernel_dir)
-    if task.limits.cell_timeout is not None:
-        config.TrustedExecute.timeout = task.limits.cell_timeout
-    execute = TrustedExecute(config=config, watchdog=watchdog, findings=findings)
-    steps = pipeline.steps(task.assignment.release, findings, execute)
-    config.Autograde.sanitize_preprocessors = steps["sanitize"]
-    config.Autograde.autograde_preprocessors = steps["autograde"]
-    config.GenerateFeedback.preprocessors = steps["feedback"]
-    config.GenerateFeedback.exporter_class = pipeline.FeedbackExporter
-    return NbGraderAPI(coursedir=CourseDirectory(config=config), config=config)
-
-
-def _scores(root: Path, assignment: str, student_id: str) -> tuple[float, float, float, dict[str, float]]:
-    """What nbgrader's gradebook says of the submission: score, max score, points pending, per-cell scores."""
-    from nbgrader.api import Gradebook
-
-    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gb:
-        sub = gb.find_submission(assignment, student_id)
-        scores: dict[str, float] = {}
-        pending = 0.0
-        for nb in sub.notebooks:
-            for grade in nb.grades:
-                scores[grade.name] = float(grade.score or 0.0)
-                if grade.auto_score is None and grade.manual_score is None:
-                    pending += float(grade.max_score)
-        return float(sub.score), float(sub.max_score), pending, scores
-
-
-class Worker:
-    """A grading worker's own: its kernelspec folder, the sandbox's command line, and its zygote."""
-
-    zygote: zygote.Zygote | None = None
-    jupyter_path = Path()
-    kernel_argv: list[str] = []
-
-    @classmethod
-    def start(cls, log_dir: str, run_dir: str, kernel_argv: list[str], modules: list[str], fork_kernels: bool) -> None:
-        """A worker's set-up: its stderr to a log file, its own kernelspec folder, and its zygote starting."""
-        import warnings
-
-        cls.jupyter_path = Path(run_dir) / f"jupyter-{os.getpid()}"  # the kernelspec, rewritten per submission
-        cls.kernel_argv = kernel_argv
-        os.environ["JUPYTER_PATH"] = os.pathsep.join(p for p in (str(cls.jupyter_path), os.environ.get("JUPYTER_PATH")) if p)
-        # One thread per kernel: parallel jobs already use every core, and oversubscribed
-        # BLAS / torch threads make a batch slower, not faster.
-        os.environ.setdefault("OMP_NUM_THREADS", "1")
-        os.environ.setdefault("MKL_NUM_THREADS", "1")
-        os.environ["PATH"] = course.nbgrader_env()["PATH"]
-        warnings.filterwarnings("ignore")
-        # a kernel's messages arrive here whole (zmq caps each part, not their number): past this the worker fails,
-        # is replaced, and the submission that did it is graded again alone (the kernels set their own limit)
-        resource.setrlimit(resource.RLIMIT_DATA, (WORKER_DATA_MB << 20, resource.getrlimit(resource.RLIMIT_DATA)[1]))
-        log = open(Path(log_dir) / f"worker-{os.getpid()}.log", "ab", buffering=0)
-        os.dup2(log.fileno(), 2)
-        if fork_kernels:
-            cls.zygote = zygote.Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
-            multiprocessing.util.Finalize(cls.zygote, cls.zygote.stop, exitpriority=10)  # when the worker exits
-
-    @classmethod
-    def kernel_spec_for(cls, kernel_dir: Path) -> None:
-        """The sandbox kernel of one submission: its folder, and this worker's zygote when it is up."""
-        socket_path = cls.zygote.socket_path if cls.zygote is not None and cls.zygote.ready() else None
-        sandbox.write_kernelspec(cls.jupyter_path, sandbox.for_submission(cls.kernel_argv, kernel_dir, socket_path))
 
 
 @contextlib.contextmanager
 def watched_kernel(task: Task):
     """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; the kernel and its children stopped after."""
     kernel_dir = sandbox.make_kernel_dir()  # its sockets and the grader's requests: short, fresh, outside the course copy
-    Worker.kernel_spec_for(kernel_dir)
+    worker.kernel_spec_for(kernel_dir)
     pid_dir = Path(task.workdir).parent / "pids"
     limits = task.limits
     watchdog = Watchdog(wall_seconds=limits.wall_seconds or DEFAULT_WALL_SECONDS, cpu_seconds=limits.cpu_seconds,
@@ -262,54 +173,35 @@ def watched_kernel(task: Task):
         shutil.rmtree(kernel_dir, ignore_errors=True)
 
 
-def _course_copy(task: Task, nb: nbformat.NotebookNode) -> Path:
-    """The submission's own copy of the course directory, the submission in its submitted/ folder."""
-    root = Path(task.workdir) / task.student_id
-    shutil.copytree(task.assignment.course_dir, root, ignore=shutil.ignore_patterns("submitted", "autograded", "feedback"))
-    target = root / "submitted" / task.student_id / task.assignment.name / f"{task.assignment.name}.ipynb"
-    target.parent.mkdir(parents=True)
-    nbformat.write(nb, target)
-    return root
-
-
-def _feedback_page(outcome: dict, root: Path, task: Task, page: Path) -> None:
-    """The student's page, as nbgrader rendered it (output lines wrapped, a strict policy), or a page that says it failed."""
-    rendered = root / "feedback" / task.student_id / task.assignment.name / f"{task.assignment.name}.html"
-    if outcome.get("success") and rendered.exists():
-        text = feedback.with_wrapped_output(rendered.read_text(encoding="utf-8"))
-        page.write_text(safe_page.with_policy(text), encoding="utf-8")
-    else:
-        page.write_text(feedback.error_page(task.student_id, task.assignment.name, "feedback could not be rendered"),
-                        encoding="utf-8")
-
-
 def grade_one(task: Task) -> Result:
-    """Grade one submission in its own copy of the course directory (runs in a worker)."""
-    start, name, student = time.monotonic(), task.assignment.name, task.student_id
-    result = Result(student, name, max_score=task.assignment.max_score)
+    """Grade one submission, start to end, in memory (runs in a worker): the result, and its page in WORKDIR/feedback/."""
+    start, assignment, student = time.monotonic(), task.assignment, task.student_id
+    result = Result(student, assignment.name, max_score=assignment.max_score)
     page = Path(task.workdir) / "feedback" / f"{student}.html"
-    nb, problem = parse_submission(task.submission)
+    nb, problem = parse_submission(task.submission)  # 1. the submission's bytes, parsed once
     if nb is None:
         return _failed(result, problem, page, start)
-    root = _course_copy(task, nb)
-    try:
-        findings = pipeline.Findings()
-        with watched_kernel(task) as watchdog:
-            api = _api(root, task, findings, watchdog.kernel_dir, watchdog)
-            outcome = api.autograde(name, student)  # sanitize, run, verdicts, nbgrader's scores in the gradebook
-        if not outcome.get("success"):
-            return _failed(result, watchdog.why() or _last_error(outcome), page, start)
-        result.failures = findings.failures
-        result.slowest_cell = findings.slowest_cell
-        _feedback_page(api.generate_feedback(name, student), root, task, page)
-        result.score, result.max_score, result.manual_points_pending, result.cells = _scores(root, name, student)
-        stopped = findings.stopped or watchdog.why()
-        if stopped:
-            result.reason = stopped + ": the cells after that point were not graded"
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    notes = pipeline.prepare(nb, assignment.release)  # 2-3. the cells as released, the demos skipped
+    timeout = task.limits.cell_timeout or assignment.cell_timeout
+    with watched_kernel(task) as watchdog:  # 4. the trusted execute, in the sandboxed kernel
+        execute = pipeline.trusted_execute(assignment, watchdog.kernel_dir, task.isolated, timeout, watchdog)
+        try:
+            execute.preprocess(nb, {})
+        except Exception as err:  # noqa: BLE001 (a kernel that never ran the notebook: a zero with the reason)
+            return _failed(result, watchdog.why() or why_not_run(err), page, start)
+    pipeline.limit_outputs(nb)
+    result.failures = feedback.failures(nb)
+    graded = pipeline.scores(nb)  # 5. nbgrader's determine_grade, cell by cell
+    result.cells = {gid: score or 0.0 for gid, score in graded.cells.items()}
+    result.score, result.max_score, result.manual_points_pending = graded.total, graded.max_score, graded.pending
+    result.slowest_cell = execute.slowest_cell
+    page.write_text(pipeline.feedback_page(nb, graded, assignment.released_tests, notes, student, assignment.name),
+                    encoding="utf-8")  # 6. nbgrader's feedback template
+    stopped = execute.stop_reason or watchdog.why()
+    if stopped:
+        result.reason = stopped + ": the cells after that point were not graded"
     result.seconds = time.monotonic() - start
-    return result
+    return result  # 7.
 
 
 def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> Result:
@@ -321,51 +213,19 @@ def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> 
     return result
 
 
-#: nbgrader gives up on a whole notebook for these; the reason says what the student's code did.
-STOPPED = [
-    ("DeadKernelError", "the Python process running the notebook stopped (os._exit, a crash, or a limit: CPU time, "
-                        "memory, processes) so the notebook could not be graded"),
-    ("Timeout waiting for IOPub", "a cell kept running after its time limit and ignored the interrupt "
-                                  "(KeyboardInterrupt caught), so the notebook could not be graded"),
-    ("CellTimeoutError", "a cell ran past its time limit and did not stop, so the notebook could not be graded"),
-]
+def why_not_run(err: Exception) -> str:
+    """Why a kernel could not run the notebook at all, in one sentence of what the student's code did."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-
-def _last_error(outcome: dict) -> str:
-    log = (outcome.get("log") or "") + (outcome.get("error") or "")
-    for marker, reason in STOPPED:
-        if marker in log:
-            return reason
-    text = (outcome.get("error") or outcome.get("log") or "unknown error").strip().splitlines()
-    return "autograding failed: " + (one_line(text[-1]) if text else "unknown error")
-
-
-#: set while grading: Jupyter, nbgrader and IPython read no configuration but the grader's own
-CONFIG_VARIABLES = ("JUPYTER_NO_CONFIG", "JUPYTER_CONFIG_DIR", "JUPYTER_CONFIG_PATH", "JUPYTER_DATA_DIR", "IPYTHONDIR")
-
-
-@contextlib.contextmanager
-def grader_only_config(folder: Path):
-    """Point Jupyter's, nbgrader's and IPython's configuration at empty folders of the grader's.
-
-    A student's code could have written ``~/.jupyter/nbgrader_config.py`` or an IPython startup file
-    in an earlier run; none of those is read. The course directory's ``nbgrader_config.py`` is the one
-    the grader writes itself.
-    """
-    saved = {name: os.environ.get(name) for name in CONFIG_VARIABLES}
-    for name in ("config", "data", "ipython"):
-        (folder / name).mkdir(parents=True, exist_ok=True)
-    os.environ.update(JUPYTER_NO_CONFIG="1", JUPYTER_CONFIG_DIR=str(folder / "config"),
-                      JUPYTER_DATA_DIR=str(folder / "data"), IPYTHONDIR=str(folder / "ipython"))
-    os.environ.pop("JUPYTER_CONFIG_PATH", None)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    if isinstance(err, DeadKernelError):
+        return ("the Python process running the notebook stopped (os._exit, a crash, or a limit: CPU time, memory, "
+                "processes) so the notebook could not be graded")
+    if isinstance(err, CellTimeoutError) and "IOPub" in str(err):
+        return ("a cell kept running after its time limit and ignored the interrupt (KeyboardInterrupt caught), "
+                "so the notebook could not be graded")
+    if isinstance(err, CellTimeoutError):
+        return "a cell ran past its time limit and did not stop, so the notebook could not be graded"
+    return f"autograding failed: {type(err).__name__}: {one_line(err)}"
 
 
 #: without calibration: the whole submission's wall time, and the calibration's own limit
@@ -399,7 +259,7 @@ class LocalPool:
 
     def _new(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=Worker.start, initargs=self.initargs)
+                                   initializer=worker.start, initargs=self.initargs)
 
     def capacity(self) -> int:
         return self.jobs
@@ -445,7 +305,7 @@ def grade(
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     results: list[Result] = []
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, grader_only_config(Path(tmp) / "settings"), \
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, worker.grader_only_config(Path(tmp) / "settings"), \
             (contextlib.closing(client) if scheduler else contextlib.nullcontext()):
         tmp_path = Path(tmp)
         template = tmp_path / "template"
@@ -490,8 +350,7 @@ def grade(
 
         modules = zygote.imports_of(batch.release)
         if scheduler:
-            pool = cluster.ClusterPool(client, cluster.GraderPlugin(cluster.pack(template), limits, modules,
-                                                                    fork_kernels, Worker, grader_only_config))
+            pool = cluster.ClusterPool(client, cluster.GraderPlugin(limits, modules, fork_kernels))
             progress.note(f"grading on the Dask cluster at {scheduler}; dashboard: {cluster.dashboard(client) or 'none'}")
         else:
             pool = LocalPool(jobs, (str(work), str(tmp_path), kernel_argv, modules, fork_kernels))

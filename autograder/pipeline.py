@@ -1,38 +1,42 @@
-"""The steps of grading one submission, as nbgrader preprocessors, in memory from the submission to its page.
+"""One submission's route through the grader, in the order :func:`autograder.grade.grade_one` takes it.
 
-nbgrader's ``autograde`` runs its sanitize preprocessors, then its autograde preprocessors, and
-``generate_feedback`` its feedback preprocessors; :func:`steps` puts the course's steps into those
-lists, around nbgrader's own:
+1. :func:`prepare`: the parsed submission made gradable in memory: every graded cell as the release has it
+   (:mod:`autograder.cell_repair`), the read-only cells' source restored, the demo cells skipped, the outputs
+   cleared;
+2. :class:`autograder.trusted_execute.TrustedExecute` runs it in the sandboxed kernel, the test cells judged
+   in the grader (:func:`trusted_execute` makes one for a kernel folder and its watchdog);
+3. :func:`scores`: every graded cell scored by nbgrader's own ``determine_grade``;
+4. :func:`feedback_page`: the page rendered with nbgrader's feedback template, as students may see it.
 
-- sanitize: :class:`SkipDemos` (demo cells blanked: nothing graded depends on them), then
-  :class:`RepairCells` (:mod:`autograder.cell_repair`: every graded cell as the release has it),
-  then nbgrader's ``ClearOutput`` ... ``OverwriteCells`` (the test cells' source from the gradebook);
-- autograde: :class:`autograder.verdict.TrustedExecute` in the place of nbgrader's ``Execute`` (the
-  trusted verdict of every test cell; configured with the test cells and the checks module), then
-  :class:`RecordVerdicts` before nbgrader's ``SaveAutoGrades``, whose ``determine_grade`` scores every cell;
-- feedback: :class:`ForStudents` first (the test cells as released, the grader's notes), then
-  nbgrader's ``GetGrades`` and the page, written by :class:`FeedbackExporter`.
-
-The steps of one submission share what they learn (the notes of the repair, the verdicts), so
-nothing is read back from the notebooks nbgrader writes.
+nbgrader is a library here: its cell rules, its preprocessors that need no gradebook (``ClearOutput``,
+``LimitOutput``, ``CheckCellMetadata``) and its feedback template. Nothing is written to disk on the way,
+and no gradebook is opened.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 
 import jinja2
+import nbgrader
 from nbconvert.exporters import HTMLExporter
 from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbformat import NotebookNode
-from nbgrader.converters import Autograde, GenerateFeedback
-from nbgrader.preprocessors import Execute, NbGraderPreprocessor, SaveAutoGrades
+from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, LimitOutput
+from nbgrader.utils import compute_checksum, determine_grade, is_grade, is_locked, is_solution, is_task
+from traitlets.config import Config
 
-from . import cell_repair, feedback, safe_page
+from . import cell_repair, feedback, safe_page, sandbox
 from .notebook_source import is_demo
-from .trusted_execute import TrustedExecute
-from .verdict import test_sources
 
-DEMO_SKIPPED = "# This demo cell is skipped while grading: nothing graded depends on it. It runs in full in your notebook."
+DEMO_SKIPPED = ("# This demo cell is skipped while grading: nothing graded depends on it. "
+                "It runs in full in your notebook.")
+#: what a cell may print onto the feedback page, in lines (nbgrader's LimitOutput)
+PAGE_LINES, PAGE_TRACEBACK_LINES = 200, 40
+#: nbgrader's feedback template, and the stylesheet it includes
+TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
+BOOTSTRAP_CSS = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "static",
+                             "node_modules", "bootstrap", "dist", "css")
 
 
 def skip_demos(nb: NotebookNode, release: NotebookNode) -> int:
@@ -46,99 +50,108 @@ def skip_demos(nb: NotebookNode, release: NotebookNode) -> int:
     return skipped
 
 
-@dataclass
-class Findings:
-    """What the steps of one submission learn on the way: the repair's notes, the verdicts, how the kernel ended."""
-
-    notes: list[str] = field(default_factory=list)
-    failures: dict[str, str] = field(default_factory=dict)  # test cell -> the verdict's first line
-    stopped: str = ""          # why the kernel stopped before the last cell ('' when it did not)
-    slowest_cell: float = 0.0  # seconds of the slowest cell (the batch's calibration reads it)
+def _restore_read_only(nb: NotebookNode, release: NotebookNode) -> None:
+    """A read-only cell's source as released, whatever the submission says (nbgrader's OverwriteCells does this)."""
+    released = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release.cells if is_locked(c)}
+    for cell in nb.cells:
+        if is_locked(cell) and cell.metadata["nbgrader"]["grade_id"] in released:
+            cell.source = released[cell.metadata["nbgrader"]["grade_id"]]
 
 
-class Step(NbGraderPreprocessor):
-    """A step of one submission, given to nbgrader as itself: nbgrader's configuration deep-copies the
-    preprocessor lists it is given, and a copy would keep what it learns (:class:`Findings`) to itself."""
-
-    def __deepcopy__(self, memo):
-        return self
-
-
-class SkipDemos(Step):
-    """Sanitize step: the demo cells (those the release tags demo) blanked."""
-
-    def __init__(self, release: NotebookNode, **kwargs):
-        super().__init__(**kwargs)
-        self.release = release
-
-    def preprocess(self, nb, resources):
-        skip_demos(nb, self.release)
-        return nb, resources
+def prepare(nb: NotebookNode, release: NotebookNode) -> list[str]:
+    """Make a parsed submission gradable, in place; returns the grader's notes for the student (one sentence each)."""
+    skip_demos(nb, release)
+    notes = cell_repair.repair(nb, release)
+    _restore_read_only(nb, release)
+    nb.metadata["kernelspec"] = release.metadata.get("kernelspec", {})
+    ClearOutput().preprocess(nb, {})
+    CheckCellMetadata().preprocess(nb, {})
+    return notes
 
 
-class RepairCells(Step):
-    """Sanitize step: every graded cell of the submission put back as the release has it."""
+def trusted_execute(assignment, kernel_dir, isolated: bool, timeout: int, watchdog):
+    """The grader's executor of one submission: its kernel the sandbox's, in ``kernel_dir``, watched by ``watchdog``.
 
-    def __init__(self, release: NotebookNode, findings: Findings, **kwargs):
-        super().__init__(**kwargs)
-        self.release, self.findings = release, findings
-
-    def preprocess(self, nb, resources):
-        self.findings.notes += cell_repair.repair(nb, self.release)
-        return nb, resources
-
-
-class RecordVerdicts(Step):
-    """Autograde step, before nbgrader scores the cells: the first line of each failing check's verdict."""
-
-    def __init__(self, findings: Findings, **kwargs):
-        super().__init__(**kwargs)
-        self.findings = findings
-
-    def preprocess(self, nb, resources):
-        self.findings.failures = feedback.failures(nb)
-        return nb, resources
-
-
-class ForStudents(Step):
-    """Feedback step, first: the test cells' source as released (no hidden test), the grader's notes at the end."""
-
-    def __init__(self, released_tests: dict[str, str], findings: Findings, **kwargs):
-        super().__init__(**kwargs)
-        self.released_tests, self.findings = released_tests, findings
-
-    def preprocess(self, nb, resources):
-        feedback.for_students(nb, self.released_tests, self.findings.notes)
-        return nb, resources
-
-
-class SafeOutputs(Step):
-    """Feedback step, last: every output and attachment as a page may show it (:mod:`autograder.safe_page`)."""
-
-    def preprocess(self, nb, resources):
-        safe_page.clean_outputs(nb)
-        return nb, resources
-
-
-def steps(release: NotebookNode, findings: Findings, execute: TrustedExecute) -> dict[str, list]:
-    """The preprocessor lists of nbgrader's Autograde and GenerateFeedback with the course's steps in them.
-
-    ``execute`` (configured, with the submission's watchdog) stands where nbgrader's ``Execute`` stands.
+    ``assignment`` is the batch's :class:`autograder.grade.Assignment` (test cells' source, checks module).
     """
-    released_tests = test_sources(release)  # the students' source of each test cell
-    autograde = []
-    for step in Autograde.class_traits()["autograde_preprocessors"].default():
-        if step is SaveAutoGrades:
-            autograde.append(RecordVerdicts(findings))
-        autograde.append(execute if step is Execute else step)
-    return {
-        "sanitize": [SkipDemos(release), RepairCells(release, findings),
-                     *Autograde.class_traits()["sanitize_preprocessors"].default()],
-        "autograde": autograde,
-        # a cell's printed lines as one output: how the kernel flushed them (timing) does not show on the page
-        "feedback": [ForStudents(released_tests, findings), CoalesceStreamsPreprocessor(enabled=True),
-                     *GenerateFeedback.class_traits()["preprocessors"].default(), SafeOutputs()],
-    }
+    from .trusted_execute import TrustedExecute  # nbclient and zmq: only where a kernel runs
+
+    config = Config()
+    for section, values in sandbox.kernel_config(isolated, kernel_dir).items():
+        for key, value in values.items():
+            setattr(config[section], key, value)
+    return TrustedExecute(config=config, watchdog=watchdog, test_sources=assignment.test_sources,
+                          checks_module=assignment.checks_module, exchange_dir=str(kernel_dir), timeout=timeout,
+                          kernel_name=sandbox.KERNEL_NAME, interrupt_on_timeout=True, allow_errors=True,
+                          extra_arguments=["--HistoryManager.enabled=False"])
+
+
+def limit_outputs(nb: NotebookNode) -> None:
+    """What a cell printed, cut to what a page shows (nbgrader's LimitOutput, with the course's limits)."""
+    LimitOutput(max_lines=PAGE_LINES, max_traceback=PAGE_TRACEBACK_LINES).preprocess(nb, {})
+
+
+@dataclass
+class Scores:
+    """A graded notebook's points, as nbgrader's gradebook would hold them after autograding."""
+
+    cells: dict[str, float | None] = field(default_factory=dict)  # grade id -> score; None: to be marked by hand
+    points: dict[str, float] = field(default_factory=dict)        # grade id -> the cell's points
+
+    @property
+    def total(self) -> float:
+        return sum(score or 0.0 for score in self.cells.values())
+
+    @property
+    def max_score(self) -> float:
+        return sum(self.points.values())
+
+    @property
+    def pending(self) -> float:
+        """Points of the written answers that wait for a person's marks."""
+        return sum(self.points[gid] for gid, score in self.cells.items() if score is None)
+
+
+def scores(nb: NotebookNode) -> Scores:
+    """Every graded cell of an executed submission scored by nbgrader's ``determine_grade``."""
+    found = Scores()
+    for cell in nb.cells:
+        if is_grade(cell):
+            score, points = determine_grade(cell)
+            gid = cell.metadata["nbgrader"]["grade_id"]
+            found.cells[gid], found.points[gid] = score, points
+    return found
+
+
+def _unanswered(cell: NotebookNode) -> bool:
+    """An answer cell left as released (nbgrader's autograde comments "No response." on it)."""
+    return not is_task(cell) and cell.metadata["nbgrader"].get("checksum") == compute_checksum(cell)
+
+
+def _for_the_page(nb: NotebookNode, graded: Scores) -> None:
+    """Each graded cell's score and points where nbgrader's feedback template reads them, and the autograder's
+    comment on an answer cell (nbgrader's own: "No response." when it was left as released)."""
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if is_solution(cell) or is_task(cell):
+            meta["comment"] = "No response." if _unanswered(cell) else None
+        if (is_grade(cell) or is_task(cell)) and meta.get("grade_id") in graded.cells:
+            meta["score"], meta["points"] = graded.cells[meta["grade_id"]], graded.points[meta["grade_id"]]
+
+
+def feedback_page(nb: NotebookNode, graded: Scores, released_tests: dict[str, str], notes: list[str],
+                  student: str, assignment: str) -> str:
+    """The student's feedback page: nbgrader's template, the test cells as released, the grader's notes, the
+    outputs as a page may show them (:mod:`autograder.safe_page`), output lines wrapped and a strict policy."""
+    feedback.for_students(nb, released_tests, notes)
+    CoalesceStreamsPreprocessor(enabled=True).preprocess(nb, {})  # a cell's printed lines as one output
+    _for_the_page(nb, graded)
+    safe_page.clean_outputs(nb)
+    resources = {"unique_key": assignment, "output_files_dir": f"{assignment}_files",
+                 "nbgrader": {"student": student, "assignment": assignment, "notebook": assignment,
+                              "score": graded.total, "max_score": graded.max_score, "late_penalty": 0}}
+    page, _ = feedback_exporter().from_notebook_node(nb, resources)
+    return safe_page.with_policy(feedback.with_wrapped_output(page))
 
 
 class CompiledTemplates(jinja2.BytecodeCache):
@@ -159,10 +172,9 @@ COMPILED_TEMPLATES = CompiledTemplates()
 
 
 class FeedbackExporter(HTMLExporter):
-    """nbconvert's HTML exporter (nbgrader's feedback template), whose templates a grading worker compiles once.
+    """nbconvert's HTML exporter with nbgrader's feedback template, whose templates a grading worker compiles once.
 
-    nbgrader makes a new exporter for every page; without the shared cache each one compiles the
-    whole template tree again (about a second per submission).
+    Without the shared cache each new exporter compiles the whole template tree again (about a second per page).
     """
 
     def _create_environment(self):
@@ -174,3 +186,8 @@ class FeedbackExporter(HTMLExporter):
     def markdown2html(self, context, source):
         """Markdown cells (the student's written answers among them) rendered, then cleaned: raw HTML runs nothing."""
         return safe_page.clean_html(super().markdown2html(context, source))
+
+
+def feedback_exporter() -> FeedbackExporter:
+    return FeedbackExporter(template_name="feedback", extra_template_basedirs=[TEMPLATES],
+                            extra_template_paths=[BOOTSTRAP_CSS])

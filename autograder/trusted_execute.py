@@ -1,8 +1,8 @@
 """nbgrader's ``Execute`` with the grader in charge: test cells judged here, and the kernel held to what it may send.
 
-:class:`TrustedExecute` replaces nbgrader's ``Execute`` in ``Autograde.autograde_preprocessors``
-(:mod:`autograder.pipeline`). It runs every cell of the submission in the student's kernel, as nbgrader
-does, except the test cells: those run here (:class:`autograder.verdict.TestRun`), against the kernel behind a
+:class:`TrustedExecute` is nbgrader's ``Execute`` (nbclient's executor with nbgrader's handling of errors),
+made by :func:`autograder.pipeline.trusted_execute` for one submission. It runs every cell of the submission
+in the student's kernel, as nbgrader does, except the test cells: those run here (:class:`autograder.verdict.TestRun`), against the kernel behind a
 :class:`KernelLine`. Besides:
 
 - **hidden cases run after the notebook's last cell**: a test cell's visible part runs in place; its hidden
@@ -140,13 +140,12 @@ class TrustedExecute(Execute):
     max_notebook_output = Integer(8 << 20, help="characters of output kept per notebook").tag(config=True)
     exchange_dir = Unicode("", help="the kernel's folder (autograder.sandbox.make_kernel_dir)").tag(config=True)
 
-    def __init__(self, *, watchdog=None, findings=None, **kwargs):
+    def __init__(self, *, watchdog=None, **kwargs):
         super().__init__(**kwargs)
-        self.watchdog, self.findings = watchdog, findings
+        self.watchdog = watchdog
         self.stopped = ""
-
-    def __deepcopy__(self, memo):  # nbgrader deep-copies its preprocessor lists: this one keeps its watchdog
-        return self
+        self.stop_reason = ""    # after preprocess: why the kernel stopped before the last cell ('' when it did not)
+        self.slowest_cell = 0.0  # after preprocess: seconds of the slowest cell (the batch's calibration reads it)
 
     def preprocess(self, nb, resources=None, km=None):
         """nbconvert's ExecutePreprocessor.preprocess, with the hidden cases' phase after the notebook's last cell."""
@@ -169,8 +168,7 @@ class TrustedExecute(Execute):
                 self._hidden_phase()
         finally:
             self._stop_relay()
-            if self.findings is not None:
-                self.findings.stopped, self.findings.slowest_cell = self._first_stop or self.stopped, self._slowest
+            self.stop_reason, self.slowest_cell = self._first_stop or self.stopped, self._slowest
         return self.nb, self.resources
 
     async def async_start_new_kernel_client(self):

@@ -4,7 +4,8 @@
 strings, lists, tuples, dicts, and tensors and arrays as raw bytes with a dtype from a fixed
 list; anything else travels as its type's name only. :func:`decode` (in the grader) checks
 every field and builds fresh values from it. Never a pickle and never a live object leaves
-the kernel. :mod:`course_lib.remote_answer` sends the calls and reads the replies.
+the kernel. :mod:`course_lib.remote_answer` sends the calls and reads the replies; what travels into the
+kernel with a request refers to the kernel's own objects (:class:`KernelRef`, :class:`ModuleRef`).
 """
 from __future__ import annotations
 
@@ -246,20 +247,3 @@ class ModuleRef:
     """A module, by name (modules do not pickle)."""
 
     name: str
-
-
-class KernelHandle:
-    """Something of the student's kernel that a check holds; calls involving one run there (see remote_answer)."""
-
-    def call_each(self, exercise: str, func: Any, calls: list[tuple[tuple, dict]], *, banned, reason: str,
-                  substitutes: dict | None) -> list[Any]:
-        """``call_answer`` for each ``(args, kwargs)``, in one trip: each result, or the AnswerError it raised."""
-        raise NotImplementedError
-
-
-def handle_in(func: Any, calls: list[tuple[tuple, dict]]) -> KernelHandle | None:
-    """The kernel handle calls involve (the function, or one of their arguments), if any."""
-    for value in (func, *(v for args, kwargs in calls for v in (*args, *kwargs.values()))):
-        if isinstance(value, KernelHandle):
-            return value
-    return None

@@ -26,7 +26,6 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import torch
 
-from course_lib.answer_wire import handle_in
 from course_lib.argument_changes import first_change, snapshot
 from course_lib.diagnosis import Terms, diagnose, list_words, verb
 from course_lib.error_terms import error_in_terms, student_line
@@ -162,6 +161,26 @@ def _changed_message(where: str, how: str, kind: str) -> str:
 _HIDDEN = contextvars.ContextVar("hidden_cases", default=False)
 #: inside call_answer_each: [whether a raised error of the batch has been explained by the solution's changes]
 _BATCH: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("call_batch", default=None)
+#: set while the grader runs a test cell (course_lib.remote_answer.calls_to_kernel): given a function and its calls,
+#: the handle of the student's kernel they involve, or None; unset, every call is local and nothing is scanned
+_KERNEL_ROUTE: contextvars.ContextVar[Callable[[Any, list], Any] | None] = contextvars.ContextVar(
+    "kernel_route", default=None)
+
+
+@contextlib.contextmanager
+def kernel_route(route: Callable[[Any, list], Any]) -> Iterator[None]:
+    """Inside the block, :func:`call_answer` asks ``route(func, calls)`` for the kernel handle a call involves, and a
+    call that involves one runs in the student's kernel (``handle.call_each``)."""
+    token = _KERNEL_ROUTE.set(route)
+    try:
+        yield
+    finally:
+        _KERNEL_ROUTE.reset(token)
+
+
+def _kernel_handle(func: Any, calls: list[tuple[tuple, dict]]) -> Any:
+    route = _KERNEL_ROUTE.get()
+    return None if route is None else route(func, calls)
 
 
 @contextlib.contextmanager
@@ -447,7 +466,7 @@ def call_answer(
     """
     if not callable(func):
         raise AnswerError(exercise, f"expected a function named {exercise}, but got {describe_value(func)}.")
-    handle = handle_in(func, [(args, kwargs)])
+    handle = _kernel_handle(func, [(args, kwargs)])
     if handle is not None:  # the student's code lives in another process (autograding): run it there
         [result] = handle.call_each(exercise, func, [(args, kwargs)], banned=banned, reason=reason,
                                     substitutes=substitutes)
@@ -497,7 +516,7 @@ def call_answer_each(
     calls = list(calls)
     token = _BATCH.set([False])
     try:
-        handle = handle_in(func, calls)
+        handle = _kernel_handle(func, calls)
         if handle is not None:
             return handle.call_each(exercise, func, calls, banned=banned, reason=reason, substitutes=substitutes)
         results: list[Any] = []

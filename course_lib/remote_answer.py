@@ -6,8 +6,10 @@ IPython, the output) changes only the data its functions return.
 
 - In the grader, a :class:`KernelName` stands for a function or class the notebook defines
   (:func:`resolve` makes them, and fetches plain values). A check receives it in place of the
-  student's function; :func:`course_lib.grading.call_answer` sees it and hands the call to
-  :meth:`KernelName.call`, which sends it to the kernel.
+  student's function. While a test cell runs (:func:`calls_to_kernel`, set by the grader's
+  ``autograder.verdict``), :func:`course_lib.grading.call_answer` asks this module which handle a call
+  involves (the function, or one of its arguments) and hands the call to :meth:`KernelName.call_each`,
+  which sends it to the kernel (:func:`call_in_kernel`). Outside a test cell nothing is scanned.
 - In the kernel, :func:`serve` runs the call with ``call_answer`` itself, so the same
   references are switched off and the same correct helpers swapped in as when a check runs
   in the notebook, and publishes the result as plain data (:mod:`course_lib.answer_wire`).
@@ -34,7 +36,6 @@ import torch
 from course_lib.answer_wire import (
     MAX_DEPTH,
     MIME,
-    KernelHandle,
     KernelRef,
     ModuleRef,
     OneShot,
@@ -50,6 +51,7 @@ from course_lib.grading import (
     call_answer,
     call_failure,
     in_hidden_case,
+    kernel_route,
 )
 
 
@@ -107,7 +109,7 @@ def _pack(request: dict, channel: Channel) -> tuple[str, dict[str, bytes]]:
     return base64.b64encode(packed).decode("ascii"), blobs
 
 
-class KernelName(KernelHandle):
+class KernelName:
     """The grader's handle on a callable the student defined in their kernel."""
 
     def __init__(self, name: str, channel: Channel, is_class: bool = False):
@@ -121,12 +123,27 @@ class KernelName(KernelHandle):
         return KernelRef, (self.name,)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return call_answer(self.name, self, *args, **kwargs)
+        with calls_to_kernel():
+            return call_answer(self.name, self, *args, **kwargs)
 
     def call_each(self, exercise: str, func: Any, calls: list[tuple[tuple, dict]], *, banned, reason: str,
                   substitutes: dict | None) -> list[Any]:
+        """``call_answer`` for each ``(args, kwargs)``, in one trip: each result, or the AnswerError it raised."""
         return call_in_kernel(self.channel, exercise, func, calls, banned=banned, reason=reason,
                               substitutes=substitutes)
+
+
+def handle_in(func: Any, calls: list[tuple[tuple, dict]]) -> KernelName | None:
+    """The kernel handle calls involve (the function, or one of their arguments), if any."""
+    for value in (func, *(v for args, kwargs in calls for v in (*args, *kwargs.values()))):
+        if isinstance(value, KernelName):
+            return value
+    return None
+
+
+def calls_to_kernel() -> contextlib.AbstractContextManager:
+    """Inside the block, a check's call of a :class:`KernelName` (or with one among its arguments) runs in the kernel."""
+    return kernel_route(handle_in)
 
 
 def _one_shot(value: Any) -> Any:

@@ -19,7 +19,8 @@ import pytest
 import torch
 
 from autograder import cell_repair, verdict
-from autograder.grade import grader_only_config, read_submission
+from autograder.grade import read_submission
+from autograder.worker import grader_only_config
 from course_lib import answer_wire, grading, remote_answer
 from course_lib.answer_wire import WireError, encode, read_reply
 from notebook_runner import REPO, SolutionKernel, grade_ids
