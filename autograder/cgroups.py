@@ -239,6 +239,6 @@ def problem() -> str:
     """'' when a kernel started by this user gets memory, process and CPU limits from a cgroup, else why not."""
     if os.geteuid() != 0:
         return "only root can make a cgroup per kernel"
-    cgroup, missing = make(f"{PREFIX}probe-{os.getpid()}", 1 << 30, 8)
+    cgroup, missing = make(f"{PREFIX}trial-{os.getpid()}", 1 << 30, 8)
     cgroup.kill_and_remove()
     return "; ".join(missing)

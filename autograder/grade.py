@@ -95,13 +95,15 @@ def parse_submission(raw: bytes) -> tuple[nbformat.NotebookNode | None, str]:
     if not raw.strip():
         return None, "the file is empty"
     if len(raw) > MAX_NOTEBOOK_MB << 20:
-        return None, f"the notebook is {len(raw) >> 20} MB; at most {MAX_NOTEBOOK_MB} MB can be graded (clear its outputs)"
+        return None, (f"the notebook is {len(raw) >> 20} MB; at most {MAX_NOTEBOOK_MB} MB can be graded "
+                      "(clear its outputs)")
     try:
         data = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as err:
         return None, f"the file is not a notebook (invalid JSON: {err})"
     if not isinstance(data, dict) or data.get("nbformat") != 4:
-        return None, f"unsupported notebook format {data.get('nbformat') if isinstance(data, dict) else '?'} (expected nbformat 4)"
+        found = data.get("nbformat") if isinstance(data, dict) else "?"
+        return None, f"unsupported notebook format {found} (expected nbformat 4)"
     cells = data.get("cells")
     if isinstance(cells, list) and len(cells) > MAX_CELLS:
         return None, f"the notebook has {len(cells)} cells; at most {MAX_CELLS} can be graded"
@@ -112,9 +114,10 @@ def parse_submission(raw: bytes) -> tuple[nbformat.NotebookNode | None, str]:
         if isinstance(cell, dict):
             seen.add(cell.get("id"))
     try:
-        nb = nbformat.versions[4].to_notebook_json(data, minor=data.get("nbformat_minor", 0))  # what nbformat.reads does
+        # what nbformat.reads does
+        nb = nbformat.versions[4].to_notebook_json(data, minor=data.get("nbformat_minor", 0))
         nbformat.validate(nb)
-    except Exception as err:  # nbformat raises several kinds
+    except Exception as err:  # noqa: BLE001 (nbformat raises several kinds: each is the student's zero with a reason)
         return None, f"the notebook is malformed ({type(err).__name__}: {str(err).splitlines()[0][:200]})"
     return nb, ""
 
@@ -153,8 +156,9 @@ class Task:
 
 @contextlib.contextmanager
 def watched_kernel(task: Task):
-    """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; the kernel and its children stopped after."""
-    kernel_dir = sandbox.make_kernel_dir()  # its sockets and the grader's requests: short, fresh, outside the course copy
+    """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; after, the kernel and its
+    children stopped."""
+    kernel_dir = sandbox.make_kernel_dir()  # its sockets and the grader's requests: a short path, fresh
     worker.kernel_spec_for(kernel_dir)
     pid_dir = Path(task.workdir).parent / "pids"
     limits = task.limits
@@ -174,7 +178,7 @@ def watched_kernel(task: Task):
 
 
 def grade_one(task: Task) -> Result:
-    """Grade one submission, start to end, in memory (runs in a worker): the result, and its page in WORKDIR/feedback/."""
+    """Grade one submission, start to end, in memory (runs in a worker): the result; its page in WORKDIR/feedback/."""
     start, assignment, student = time.monotonic(), task.assignment, task.student_id
     result = Result(student, assignment.name, max_score=assignment.max_score)
     page = Path(task.workdir) / "feedback" / f"{student}.html"
@@ -301,11 +305,13 @@ def grade(
     if scheduler:
         from . import cluster
 
-        client = cluster.connect(scheduler, worker_wait)  # before OUT is touched: an unreachable scheduler leaves nothing there
+        # before OUT is touched: an unreachable scheduler leaves nothing there
+        client = cluster.connect(scheduler, worker_wait)
     out.mkdir(parents=True, exist_ok=True)
     (out / "feedback").mkdir(exist_ok=True)
     results: list[Result] = []
-    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, worker.grader_only_config(Path(tmp) / "settings"), \
+    with tempfile.TemporaryDirectory(prefix="course-grade-") as tmp, \
+            worker.grader_only_config(Path(tmp) / "settings"), \
             (contextlib.closing(client) if scheduler else contextlib.nullcontext()):
         tmp_path = Path(tmp)
         template = tmp_path / "template"
@@ -336,7 +342,7 @@ def grade(
                 student_id = task.student_id
                 try:
                     results.append(future.result())
-                except Exception as err:  # a crashed worker costs one grade, never the batch
+                except Exception as err:  # noqa: BLE001 (a crashed worker costs one grade, never the batch)
                     if isinstance(err, BrokenProcessPool):
                         pool.replace_if_broken()
                     if lost_worker(err) and not alone:
@@ -351,7 +357,8 @@ def grade(
         modules = zygote.imports_of(batch.release)
         if scheduler:
             pool = cluster.ClusterPool(client, cluster.GraderPlugin(limits, modules, fork_kernels))
-            progress.note(f"grading on the Dask cluster at {scheduler}; dashboard: {cluster.dashboard(client) or 'none'}")
+            progress.note(f"grading on the Dask cluster at {scheduler}; "
+                          f"dashboard: {cluster.dashboard(client) or 'none'}")
         else:
             pool = LocalPool(jobs, (str(work), str(tmp_path), kernel_argv, modules, fork_kernels))
         with pool:
@@ -411,4 +418,4 @@ def write_csv(path: Path, results: list[Result]) -> None:
         writer.writeheader()
         for r in results:
             row = asdict(r)
-            writer.writerow({k: (f"{row[k]:g}" if isinstance(row[k], float) else csv_cell(row[k])) for k in CSV_COLUMNS})
+            writer.writerow({k: f"{row[k]:g}" if isinstance(row[k], float) else csv_cell(row[k]) for k in CSV_COLUMNS})

@@ -2,7 +2,8 @@
 
 :class:`TrustedExecute` is nbgrader's ``Execute`` (nbclient's executor with nbgrader's handling of errors),
 made by :func:`autograder.pipeline.trusted_execute` for one submission. It runs every cell of the submission
-in the student's kernel, as nbgrader does, except the test cells: those run here (:class:`autograder.verdict.TestRun`), against the kernel behind a
+in the student's kernel, as nbgrader does, except the test cells: those run here
+(:class:`autograder.verdict.TestRun`), against the kernel behind a
 :class:`KernelLine`. Besides:
 
 - **hidden cases run after the notebook's last cell**: a test cell's visible part runs in place; its hidden
@@ -108,10 +109,11 @@ class KernelLine(Channel):
         if len(argument) > INLINE_ARGUMENT and client.exchange_dir:
             request = self._request_file(argument)
             argument = f"@{request}"
-        probe = nbformat.v4.new_code_cell(f"__import__('course_lib.remote_answer').remote_answer.{entry}({argument!r})")
+        call = f"__import__('course_lib.remote_answer').remote_answer.{entry}({argument!r})"
+        call_cell = nbformat.v4.new_code_cell(call)  # never part of the notebook
         self.awaiting = True
         try:
-            client.execute_cell(probe, self.index, store_history=False)
+            client.execute_cell(call_cell, self.index, store_history=False)
         except (DeadKernelError, CellTimeoutError) as err:
             client.kernel_stopped(err)
             raise KernelError(f"the notebook's kernel stopped ({client.stopped}).") from None
@@ -119,10 +121,10 @@ class KernelLine(Channel):
             self.awaiting = False
             if request is not None:
                 Path(request).unlink(missing_ok=True)
-        for out in probe.outputs:
+        for out in call_cell.outputs:
             if out.output_type == "display_data" and MIME in out.get("data", {}):
                 return out.data[MIME]
-        errors = [o for o in probe.outputs if o.output_type == "error"]
+        errors = [o for o in call_cell.outputs if o.output_type == "error"]
         if errors and errors[-1].ename == client.error_on_timeout.get("ename"):
             raise KernelError(f"your code did not finish within the {client.timeout} s a cell may run.")
         if errors:  # which error it raised is the kernel's word: not repeated here
@@ -260,7 +262,7 @@ class TrustedExecute(Execute):
                 self.kernel_stopped(err)
                 self._stopped_at = index
                 self._note(cell, NOT_RUN.format(self.stopped))
-                cell.execution_count = None  # whether its number arrived before the kernel stopped is a matter of timing
+                cell.execution_count = None  # whether its number came before the kernel stopped: a matter of timing
             if self._timed_out:
                 self._note(cell, TIMED_OUT.format(self.timeout))
         if self.stopped and self._stopped_at is None:
@@ -269,7 +271,7 @@ class TrustedExecute(Execute):
         return cell, self.resources
 
     def _pin(self, run: TestRun, index: int, key: str) -> None:
-        """The notebook's names as they are now, kept in the kernel (under ``key``) for the hidden cases of a test cell."""
+        """The notebook's names as they are now, kept in the kernel (under ``key``) for a test cell's hidden cases."""
         if not run.pending:
             return
         cell, self._line.index = self.nb.cells[index], index
@@ -281,12 +283,14 @@ class TrustedExecute(Execute):
             self.nb.cells[index] = cell  # nbclient put the call's cell in its place
 
     def _hidden_phase(self) -> None:
-        """Every pending test cell's hidden cases, once no cell of the student's runs again; after a stop, in a new kernel."""
+        """Every pending test cell's hidden cases, once no cell of the student's runs again (after a stop, in a new
+        kernel)."""
         if not self._pending:
             return
         if self.stopped and not self._replay():
             for index, run in self._pending:
-                run.fail(KernelError(f"its hidden test cases did not run: the notebook's kernel had stopped ({self._first_stop})"))
+                run.fail(KernelError("its hidden test cases did not run: the notebook's kernel had stopped "
+                                     f"({self._first_stop})"))
                 self.nb.cells[index].outputs = run.cell_outputs()
             return
         for index, run in self._pending:
