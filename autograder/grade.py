@@ -14,13 +14,9 @@ grader's process, calling the student's functions in the kernel and judging the 
 they return, so nothing the student's code does in its kernel can change a verdict. OUT also receives
 ``results.json``: per-cell scores and, for each failing graded cell, the first line of the verdict the student sees.
 
-The assignment's notebooks are read once per batch (:class:`Assignment`); each worker gets a
-:class:`Task` (the submission's bytes, not a path). :func:`grade_one` then takes the submission
-through its route in order (:mod:`autograder.pipeline`): parsed, repaired against the release, demos
-skipped, run by the trusted execute in the sandboxed kernel, each graded cell scored by nbgrader's
-``determine_grade``, the page rendered with nbgrader's feedback template. No course directory, no
-gradebook and no notebook file is written on the way: the submission comes in as bytes, and the
-result and its page go out.
+The assignment's notebooks are read once per batch (:class:`autograder.submission.Assignment`); each
+worker gets a :class:`autograder.submission.Task` (the submission's bytes, not a path) and grades it with
+:func:`autograder.submission.grade_one`, in memory, start to end.
 """
 from __future__ import annotations
 
@@ -34,40 +30,22 @@ import os
 import re
 import shutil
 import tempfile
-import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 
 import nbformat
 
 from course_lib.plain_text import csv_cell, one_line
 
-from . import cells, course, feedback, notebook_source, pipeline, sandbox, verdict, worker, zygote
+from . import course, notebook_source, sandbox, worker, zygote
 from .progress import Progress
 from .sandbox import Limits
-from .watchdog import Watchdog
+from .submission import DEFAULT_WALL_SECONDS, Assignment, Result, Task, failed, grade_one, parse_submission
 
-MAX_NOTEBOOK_MB = 32   # a submitted notebook, outputs included
-MAX_CELLS = 1000       # the course's notebooks have fewer than 150
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,99}$")
 CSV_COLUMNS = ["student_id", "assignment", "score", "max_score", "manual_points_pending", "status", "reason"]
-
-
-@dataclass
-class Result:
-    student_id: str
-    assignment: str
-    score: float = 0.0
-    max_score: float = 0.0
-    manual_points_pending: float = 0.0
-    status: str = "graded"  # graded | error
-    reason: str = ""
-    cells: dict[str, float] = field(default_factory=dict)
-    failures: dict[str, str] = field(default_factory=dict)  # graded cell -> the verdict's first line
-    seconds: float = 0.0
-    slowest_cell: float = 0.0  # seconds of its slowest cell (the batch's calibration reads the solution's)
 
 
 def find_submissions(folder: Path, assignment: str) -> dict[str, Path]:
@@ -90,150 +68,6 @@ def read_submission(path: Path) -> tuple[nbformat.NotebookNode | None, str]:
         return None, f"the file could not be read ({err.strerror})"
 
 
-def parse_submission(raw: bytes) -> tuple[nbformat.NotebookNode | None, str]:
-    """A submitted notebook from the file's bytes (parsed once), or one sentence saying why it cannot be graded."""
-    if not raw.strip():
-        return None, "the file is empty"
-    if len(raw) > MAX_NOTEBOOK_MB << 20:
-        return None, (f"the notebook is {len(raw) >> 20} MB; at most {MAX_NOTEBOOK_MB} MB can be graded "
-                      "(clear its outputs)")
-    try:
-        data = json.loads(raw)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        return None, f"the file is not a notebook (invalid JSON: {err})"
-    if not isinstance(data, dict) or data.get("nbformat") != 4:
-        found = data.get("nbformat") if isinstance(data, dict) else "?"
-        return None, f"unsupported notebook format {found} (expected nbformat 4)"
-    cells = data.get("cells")
-    if isinstance(cells, list) and len(cells) > MAX_CELLS:
-        return None, f"the notebook has {len(cells)} cells; at most {MAX_CELLS} can be graded"
-    seen: set = set()
-    for index, cell in enumerate(cells if isinstance(cells, list) else []):  # a pasted cell keeps its id: renumber
-        if isinstance(cell, dict) and cell.get("id") in seen:
-            cell["id"] = f"copy-{index}"
-        if isinstance(cell, dict):
-            seen.add(cell.get("id"))
-    try:
-        # what nbformat.reads does
-        nb = nbformat.versions[4].to_notebook_json(data, minor=data.get("nbformat_minor", 0))
-        nbformat.validate(nb)
-    except Exception as err:  # noqa: BLE001 (nbformat raises several kinds: each is the student's zero with a reason)
-        return None, f"the notebook is malformed ({type(err).__name__}: {str(err).splitlines()[0][:200]})"
-    return nb, ""
-
-
-@dataclass(frozen=True)
-class Assignment:
-    """What every submission of a batch is graded against, read once per batch (it travels to every worker)."""
-
-    name: str
-    release: nbformat.NotebookNode  # the students' notebook
-    test_sources: dict[str, str]    # grade id -> test cell source, hidden tests included (the instructors' notebook)
-    released_tests: dict[str, str]  # grade id -> test cell source as released (what the feedback page shows)
-    checks_module: str
-    max_score: float
-    cell_timeout: int               # seconds a cell may run when the batch's limits leave it open
-
-    @classmethod
-    def read(cls, name: str, course_dir: Path) -> Assignment:
-        release = nbformat.read(course_dir / "release" / name / f"{name}.ipynb", as_version=4)
-        source = nbformat.read(course_dir / "source" / name / f"{name}.ipynb", as_version=4)
-        return cls(name, release, verdict.test_sources(source), verdict.test_sources(release),
-                   verdict.checks_module_of(release), cells.max_score(release), notebook_source.cell_timeout(release))
-
-
-@dataclass(frozen=True)
-class Task:
-    """One submission to grade, as a worker receives it (it may run on another machine: bytes, not a path)."""
-
-    assignment: Assignment
-    student_id: str
-    submission: bytes
-    workdir: str        # where its feedback page goes (feedback/<student_id>.html)
-    limits: Limits
-    isolated: bool      # the kernels run in their own namespaces
-
-
-@contextlib.contextmanager
-def watched_kernel(task: Task):
-    """A fresh folder for the submission's kernel, its kernelspec, and a watchdog; after, the kernel and its
-    children stopped."""
-    kernel_dir = sandbox.make_kernel_dir()  # its sockets and the grader's requests: a short path, fresh
-    worker.kernel_spec_for(kernel_dir)
-    pid_dir = Path(task.workdir).parent / "pids"
-    limits = task.limits
-    watchdog = Watchdog(wall_seconds=limits.wall_seconds or DEFAULT_WALL_SECONDS, cpu_seconds=limits.cpu_seconds,
-                        disk_mb=limits.disk_mb, output_mb=limits.output_mb,
-                        disk_folder=None if task.isolated else kernel_dir / "home",
-                        cgroup=lambda: sandbox.kernel_cgroup(pid_dir, kernel_dir),
-                        stop=lambda: sandbox.stop_kernels(pid_dir, kernel_dir))
-    watchdog.kernel_dir = kernel_dir
-    watchdog.start()
-    try:
-        yield watchdog
-    finally:
-        watchdog.done.set()
-        sandbox.stop_kernels(pid_dir, kernel_dir)  # children the student's code left behind
-        shutil.rmtree(kernel_dir, ignore_errors=True)
-
-
-def grade_one(task: Task) -> Result:
-    """Grade one submission, start to end, in memory (runs in a worker): the result; its page in WORKDIR/feedback/."""
-    start, assignment, student = time.monotonic(), task.assignment, task.student_id
-    result = Result(student, assignment.name, max_score=assignment.max_score)
-    page = Path(task.workdir) / "feedback" / f"{student}.html"
-    nb, problem = parse_submission(task.submission)  # 1. the submission's bytes, parsed once
-    if nb is None:
-        return _failed(result, problem, page, start)
-    notes = pipeline.prepare(nb, assignment.release)  # 2-3. the cells as released, the demos skipped
-    timeout = task.limits.cell_timeout or assignment.cell_timeout
-    with watched_kernel(task) as watchdog:  # 4. the trusted execute, in the sandboxed kernel
-        execute = pipeline.trusted_execute(assignment, watchdog.kernel_dir, task.isolated, timeout, watchdog)
-        try:
-            execute.preprocess(nb, {})
-        except Exception as err:  # noqa: BLE001 (a kernel that never ran the notebook: a zero with the reason)
-            return _failed(result, watchdog.why() or why_not_run(err), page, start)
-    pipeline.limit_outputs(nb)
-    result.failures = feedback.failures(nb)
-    graded = pipeline.scores(nb)  # 5. nbgrader's determine_grade, cell by cell
-    result.cells = {gid: score or 0.0 for gid, score in graded.cells.items()}
-    result.score, result.max_score, result.manual_points_pending = graded.total, graded.max_score, graded.pending
-    result.slowest_cell = execute.slowest_cell
-    page.write_text(pipeline.feedback_page(nb, graded, assignment.released_tests, notes, student, assignment.name),
-                    encoding="utf-8")  # 6. nbgrader's feedback template
-    stopped = execute.stop_reason or watchdog.why()
-    if stopped:
-        result.reason = stopped + ": the cells after that point were not graded"
-    result.seconds = time.monotonic() - start
-    return result  # 7.
-
-
-def _failed(result: Result, reason: str, out_html: Path, start: float = 0.0) -> Result:
-    """A zero with its reason, in the result and on the student's feedback page."""
-    result.status, result.reason = "error", reason
-    out_html.write_text(feedback.error_page(result.student_id, result.assignment, reason), encoding="utf-8")
-    if start:
-        result.seconds = time.monotonic() - start
-    return result
-
-
-def why_not_run(err: Exception) -> str:
-    """Why a kernel could not run the notebook at all, in one sentence of what the student's code did."""
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-
-    if isinstance(err, DeadKernelError):
-        return ("the Python process running the notebook stopped (os._exit, a crash, or a limit: CPU time, memory, "
-                "processes) so the notebook could not be graded")
-    if isinstance(err, CellTimeoutError) and "IOPub" in str(err):
-        return ("a cell kept running after its time limit and ignored the interrupt (KeyboardInterrupt caught), "
-                "so the notebook could not be graded")
-    if isinstance(err, CellTimeoutError):
-        return "a cell ran past its time limit and did not stop, so the notebook could not be graded"
-    return f"autograding failed: {type(err).__name__}: {one_line(err)}"
-
-
-#: without calibration: the whole submission's wall time, and the calibration's own limit
-DEFAULT_WALL_SECONDS = 600
 #: a submission may take this many times what the instructors' solution takes on the grading machine ...
 CALIBRATION_FACTOR = 10
 #: ... and at least this long, in all and per cell
@@ -350,7 +184,7 @@ def grade(
                         continue
                     reason = WORKER_KILLED if lost_worker(err) else \
                         f"the grader failed on this submission ({type(err).__name__}: {one_line(err)})"
-                    results.append(_failed(Result(student_id, assignment, max_score=batch.max_score), reason,
+                    results.append(failed(Result(student_id, assignment, max_score=batch.max_score), reason,
                                            work / "feedback" / f"{student_id}.html"))
                 progress.count(results[-1].status == "error")
 
@@ -370,7 +204,7 @@ def grade(
                 try:
                     submission = path.read_bytes()
                 except OSError as err:
-                    results.append(_failed(Result(student_id, assignment, max_score=batch.max_score),
+                    results.append(failed(Result(student_id, assignment, max_score=batch.max_score),
                                            f"the file could not be read ({err.strerror})",
                                            work / "feedback" / f"{student_id}.html"))
                     progress.count(True)

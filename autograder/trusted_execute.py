@@ -1,7 +1,7 @@
 """nbgrader's ``Execute`` with the grader in charge: test cells judged here, and the kernel held to what it may send.
 
 :class:`TrustedExecute` is nbgrader's ``Execute`` (nbclient's executor with nbgrader's handling of errors),
-made by :func:`autograder.pipeline.trusted_execute` for one submission. It runs every cell of the submission
+made by :func:`autograder.submission.trusted_execute` for one submission. It runs every cell of the submission
 in the student's kernel, as nbgrader does, except the test cells: those run here
 (:class:`autograder.verdict.TestRun`), against the kernel behind a
 :class:`KernelLine`. Besides:

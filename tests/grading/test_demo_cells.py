@@ -3,7 +3,7 @@ import copy
 
 import nbformat
 
-from autograder.pipeline import DEMO_SKIPPED, skip_demos
+from autograder.submission import DEMO_SKIPPED, skip_demos
 from autograder.cells import is_answer, is_grade, is_test
 from autograder.notebook_source import is_demo
 from notebook_runner import REPO

@@ -2,7 +2,7 @@
 import nbformat
 from nbconvert.exporters import HTMLExporter
 
-from autograder.pipeline import COMPILED_TEMPLATES, FeedbackExporter
+from autograder.feedback_page import COMPILED_TEMPLATES, FeedbackExporter
 
 
 def small_notebook() -> nbformat.NotebookNode:
