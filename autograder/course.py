@@ -123,7 +123,8 @@ def _build_key(name: str, nb: nbformat.NotebookNode) -> str:
 
     digest = hashlib.sha256()
     for part in (name, json.dumps(nb, sort_keys=True), nbgrader.__version__,
-                 Path(__file__).read_text(encoding="utf-8"), (Path(__file__).parent / "notebook_source.py").read_text(encoding="utf-8")):
+                 Path(__file__).read_text(encoding="utf-8"),
+                 (Path(__file__).parent / "notebook_source.py").read_text(encoding="utf-8")):
         digest.update(part.encode("utf-8") + b"\0")
     return digest.hexdigest()[:24]
 

@@ -1,12 +1,10 @@
 """Feedback that shows students what they got wrong and nothing they should not see.
 
-nbgrader's autograde restores every test cell from the gradebook, hidden tests included,
-and ``generate_feedback`` renders that notebook as it is. The test cells' outputs are the
-grader's own (:mod:`autograder.verdict` runs them outside the student's kernel, so the hidden
-tests' source never reaches it); :func:`for_students` puts back the students' (release) source of
-every test cell and adds the grader's notes, in the notebook nbgrader renders (the first of
-``GenerateFeedback.preprocessors``, :mod:`autograder.pipeline`). Every other cell is the
-student's own, as their kernel ran it.
+The test cells' outputs are the grader's own (:mod:`autograder.verdict` runs them outside the
+student's kernel, so the hidden tests' source never reaches it); :func:`for_students` puts back the
+students' (release) source of every test cell and adds the grader's notes, in the notebook the page
+is rendered from (:mod:`autograder.feedback_page`). Every other cell is the student's own, as their
+kernel ran it.
 """
 from __future__ import annotations
 
@@ -22,7 +20,8 @@ from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test, marked_regions
 
 def hidden_lines(source_nb: nbformat.NotebookNode) -> list[str]:
     """Every non-trivial line inside a hidden-test region of the instructors' notebook."""
-    lines = {line.strip() for cell in source_nb.cells for region in marked_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
+    lines = {line.strip() for cell in source_nb.cells
+             for region in marked_regions(cell.source, BEGIN_HIDDEN, END_HIDDEN)
              for line in region if len(line.strip()) >= 6}
     return sorted(lines, key=len, reverse=True)
 
@@ -33,7 +32,8 @@ def for_students(nb: nbformat.NotebookNode, released_tests: dict[str, str], note
         if is_test(cell) and grade_id(cell) in released_tests:
             cell.source = released_tests[grade_id(cell)]
     if notes:
-        nb.cells.append(nbformat.v4.new_markdown_cell("**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
+        nb.cells.append(nbformat.v4.new_markdown_cell(
+            "**Notes from the grader**\n\n" + "\n".join(f"- {n}" for n in notes)))
 
 
 def failures(nb: nbformat.NotebookNode) -> dict[str, str]:

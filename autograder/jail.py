@@ -195,7 +195,9 @@ def subordinate_problem() -> str:
         proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as err:
         return f"subordinate uids could not be tried ({err})"
-    return proc.stdout.strip() if proc.returncode == 0 else f"subordinate uids could not be tried ({proc.stderr[-200:]})"
+    if proc.returncode != 0:
+        return f"subordinate uids could not be tried ({proc.stderr[-200:]})"
+    return proc.stdout.strip()
 
 
 @dataclass(frozen=True)
@@ -231,7 +233,8 @@ for path in $keep; do
     if [ -L "$path" ]; then
         mkdir -p "$stage$(dirname "$path")"; ln -s "$(readlink "$path")" "$stage$path"
     elif [ -d "$path" ]; then
-        mkdir -p "$stage$path"; mount --rbind "$path" "$stage$path"; mount -o remount,bind,ro,nosuid,nodev "$stage$path"
+        mkdir -p "$stage$path"; mount --rbind "$path" "$stage$path"
+        mount -o remount,bind,ro,nosuid,nodev "$stage$path"
     elif [ -e "$path" ]; then
         mkdir -p "$stage$(dirname "$path")"; touch "$stage$path"
         mount --bind "$path" "$stage$path"; mount -o remount,bind,ro,nosuid,nodev "$stage$path"
@@ -250,7 +253,9 @@ done
 mkdir "$stage/dev/shm"
 mount -t tmpfs -o "size=${tmp_mb}m,mode=1777,nosuid,nodev" none "$stage/dev/shm"
 ln -s /proc/self/fd "$stage/dev/fd"
-ln -s /proc/self/fd/0 "$stage/dev/stdin"; ln -s /proc/self/fd/1 "$stage/dev/stdout"; ln -s /proc/self/fd/2 "$stage/dev/stderr"
+ln -s /proc/self/fd/0 "$stage/dev/stdin"
+ln -s /proc/self/fd/1 "$stage/dev/stdout"
+ln -s /proc/self/fd/2 "$stage/dev/stderr"
 mkdir "$stage/proc"
 mount -t proc -o nosuid,nodev,noexec proc "$stage/proc"
 for file in kcore keys timer_list sched_debug latency_stats timer_stats sysrq-trigger kallsyms kmsg config.gz; do
@@ -261,11 +266,13 @@ for folder in acpi scsi asound; do
 done
 for folder in sys bus fs irq; do
     if [ -d "$stage/proc/$folder" ]; then
-        mount --bind "$stage/proc/$folder" "$stage/proc/$folder"; mount -o remount,bind,ro,nosuid,nodev,noexec "$stage/proc/$folder"
+        mount --bind "$stage/proc/$folder" "$stage/proc/$folder"
+        mount -o remount,bind,ro,nosuid,nodev,noexec "$stage/proc/$folder"
     fi
 done
 if [ -e "$stage/proc/sys/kernel/random/boot_id" ]; then  # the host's identity: a fresh one of the kernel's own
-    cat /proc/sys/kernel/random/uuid > "$stage/.boot_id"; mount --bind "$stage/.boot_id" "$stage/proc/sys/kernel/random/boot_id"
+    cat /proc/sys/kernel/random/uuid > "$stage/.boot_id"
+    mount --bind "$stage/.boot_id" "$stage/proc/sys/kernel/random/boot_id"
 fi
 mkdir "$stage/.old"
 cd "$stage"
@@ -442,7 +449,8 @@ def _drop_privileges(plan: Plan) -> None:
     if pyseccomp is not None:
         syscall_filter().load()
     die_with_parent()  # a change of uid clears it
-    _prctl(_PR_SET_DUMPABLE, 1)  # and makes the process undumpable: its /proc files would not be its own (exec resets it)
+    # the change of uid also made the process undumpable: its /proc files would not be its own (exec resets it)
+    _prctl(_PR_SET_DUMPABLE, 1)
     sys.stdout.flush()
 
 

@@ -1,4 +1,5 @@
-"""Every byte a grading kernel sends the grader, counted on its way: a relay between the kernel's sockets and the grader's.
+"""Every byte a grading kernel sends the grader, counted on its way: a relay between the kernel's sockets and the
+grader's.
 
 The kernel binds its ZeroMQ sockets in a folder of its own (``sockets/``); the grader's kernel client connects
 to the relay's sockets instead, in a folder only the grader can write (``relay/``). For each connection the

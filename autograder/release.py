@@ -19,7 +19,8 @@ import nbformat
 from . import course, feedback
 from .cells import BEGIN_SOLUTION, END_SOLUTION, MARKERS, marked_regions
 
-SHIPPED = ["pyproject.toml", "environment.yml", "Makefile", "course_lib", "lab"]  # lab/: the Lab's settings of `make lab`
+# lab/: the Lab's settings of `make lab`
+SHIPPED = ["pyproject.toml", "environment.yml", "Makefile", "course_lib", "lab"]
 README = """# From n-grams to BERT: the notebooks
 
 Open the course in JupyterLab (Python 3.11 and `make`; nothing is downloaded at run time
@@ -94,7 +95,7 @@ def leaks(bundle: Path, notes: list[str] | None = None) -> list[str]:
         if path.suffix == ".ipynb":  # the code as a student sees it, not JSON-escaped
             try:
                 text = "\n".join(c.source for c in nbformat.reads(text, as_version=4).cells)
-            except Exception:
+            except Exception:  # noqa: BLE001 (a notebook nbformat cannot read is scanned as its raw text)
                 pass
         for marker in MARKERS:
             if marker in text:

@@ -76,8 +76,9 @@ def clean_outputs(nb: NotebookNode) -> None:
             clean_output(output)
         attachments = cell.get("attachments")
         if attachments:
-            cell["attachments"] = {name: {kind: value for kind, value in bundle.items() if kind in IMAGES and _image(value)}
-                                   for name, bundle in attachments.items() if isinstance(bundle, dict)}
+            cell["attachments"] = {
+                name: {kind: value for kind, value in bundle.items() if kind in IMAGES and _image(value)}
+                for name, bundle in attachments.items() if isinstance(bundle, dict)}
         tags = cell.get("metadata", {}).get("tags")
         if tags is not None:
             cell.metadata["tags"] = [_TAG.sub("", str(tag))[:40] for tag in tags if isinstance(tag, str)]

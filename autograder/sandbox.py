@@ -75,13 +75,16 @@ def isolation_problem() -> str:
         return "the unshare, mount and pivot_root commands (util-linux) are not installed"
     try:
         stage = _stage([])
-        probe = f"mount -t tmpfs none {stage} && mkdir {stage}/proc && mount -t proc proc {stage}/proc && unshare -rm true"
-        proc = subprocess.run(["unshare", "-rnm", "--ipc", "--uts", "--cgroup", "--pid", "--fork", "--", "sh", "-c", probe],
-                              capture_output=True, text=True, timeout=20, env={**os.environ, "PATH": TOOL_PATH})
+        probe = (f"mount -t tmpfs none {stage} && mkdir {stage}/proc && mount -t proc proc {stage}/proc"
+                 " && unshare -rm true")
+        proc = subprocess.run(
+            ["unshare", "-rnm", "--ipc", "--uts", "--cgroup", "--pid", "--fork", "--", "sh", "-c", probe],
+            capture_output=True, text=True, timeout=20, env={**os.environ, "PATH": TOOL_PATH})
     except (OSError, subprocess.TimeoutExpired) as err:
         return f"unshare failed ({err})"
     if proc.returncode != 0:
-        return f"user, mount, network, PID, IPC, UTS and cgroup namespaces are not allowed here ({proc.stderr.strip()[:120]})"
+        return ("user, mount, network, PID, IPC, UTS and cgroup namespaces are not allowed here"
+                f" ({proc.stderr.strip()[:120]})")
     return ""
 
 
@@ -247,8 +250,9 @@ SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", 
 STAGES = ("/mnt", "/media", "/srv", "/boot", "/opt", "/home")
 #: the only variables a kernel inherits from the grader (its own HOME, TMPDIR ... are added)
 KERNEL_VARIABLES = ("PATH", "LANG", "LANGUAGE", "TZ", "PYTHONPATH", "PYTHONHASHSEED", "OMP_NUM_THREADS",
-                    "MKL_NUM_THREADS", "COURSE_DEVICE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "CUDA_VISIBLE_DEVICES",
-                    "MPLBACKEND", "JPY_PARENT_PID", "JPY_SESSION_NAME", "PYDEVD_DISABLE_FILE_VALIDATION")
+                    "MKL_NUM_THREADS", "COURSE_DEVICE", "HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE",
+                    "CUDA_VISIBLE_DEVICES", "MPLBACKEND", "JPY_PARENT_PID", "JPY_SESSION_NAME",
+                    "PYDEVD_DISABLE_FILE_VALIDATION")
 
 
 def inherited_environment() -> dict[str, str]:
@@ -310,7 +314,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="started by an ordinary account: the kernel takes one of its subordinate uids")
     parser.add_argument("--pid-dir", type=Path, required=True)
     parser.add_argument("--kernel-dir", type=Path, help="the kernel's folder (default: a new one)")
-    parser.add_argument("--own-output", action="store_true", help="the kernel's stdout and stderr into a file in its home")
+    parser.add_argument("--own-output", action="store_true",
+                        help="the kernel's stdout and stderr into a file in its home")
     parser.add_argument("--zygote-socket", type=Path, help="start the kernel from this zygote (autograder.zygote)")
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)

@@ -36,7 +36,8 @@ class Watchdog:
     """Stops a submission's kernel past its wall time, CPU time, disk or output allowance (see the module)."""
 
     def __init__(self, *, wall_seconds: float, cpu_seconds: float, disk_mb: int, output_mb: int,
-                 disk_folder: Path | None, cgroup: Callable[[], cgroups.KernelCgroup | None], stop: Callable[[], object]):
+                 disk_folder: Path | None, cgroup: Callable[[], cgroups.KernelCgroup | None],
+                 stop: Callable[[], object]):
         self.deadline = time.monotonic() + wall_seconds
         self.wall_seconds, self.cpu_seconds = wall_seconds, cpu_seconds
         self.disk_mb, self.output_mb = disk_mb, output_mb
@@ -52,8 +53,8 @@ class Watchdog:
         threading.Thread(target=self._watch, daemon=True).start()
 
     def rearm(self) -> None:
-        """Watch the submission's next kernel (its hidden cases run in a fresh one): the same deadline, and the bytes and
-        CPU time of the kernels before it still count."""
+        """Watch the submission's next kernel (its hidden cases run in a fresh one): the same deadline, and the bytes
+        and CPU time of the kernels before it still count."""
         with self._lock:
             self.reason = ""
             self.cpu_spent += self.cpu_seen

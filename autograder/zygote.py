@@ -16,8 +16,8 @@ python -m ipykernel_launcher -f CONNECTION``, see :mod:`autograder.sandbox`) is 
 (:func:`autograder.handover.hand_over`): it sends its arguments, environment, working folder and standard streams;
 the zygote forks; the child puts itself under exactly the sandbox's limits (the same
 :func:`autograder.sandbox.enter`, then :func:`autograder.jail.confine` for the
-identity, namespaces, mounts, capabilities and seccomp filter) and only then runs ipykernel. The sandbox process stays behind as the
-kernel's stand-in for nbgrader: it forwards signals (interrupts) to the kernel's process group
+identity, namespaces, mounts, capabilities and seccomp filter) and only then runs ipykernel. The sandbox process
+stays behind as the kernel's stand-in for nbgrader: it forwards signals (interrupts) to the kernel's process group
 and exits when the kernel does, so that nbgrader sees a kernel that dies.
 
 What the child has that a new process would not: the zygote's imported modules, as they were
