@@ -1,9 +1,11 @@
 """Put a submission's graded cells back the way the released notebook has them, before grading.
 
-Students copy, delete, move, retype and re-tag cells in JupyterLab. nbgrader gives up on a
-whole notebook for some of these (a grade id twice), and for others the grader would run the
-wrong thing (a test cell re-tagged as ordinary code would be sent, hidden tests and all, to the
-student's kernel). :func:`repair` makes every cell's nbgrader part come from the release:
+Students copy, delete, move, retype and re-tag cells in JupyterLab, and the grader must grade what
+the release defines, not what the submission's metadata says. Left as they are, such cells would
+be graded wrongly: a test cell re-tagged as ordinary code would be sent, hidden tests and all, to
+the student's kernel; a second copy of a graded cell would be graded twice; a deleted test cell
+would leave its exercise unchecked. :func:`repair` makes every cell's nbgrader part come from the
+release:
 
 - the first cell with a released grade id is that graded cell, with the release's metadata and
   cell type; later copies lose their nbgrader metadata (a copy of a test cell is dropped);
