@@ -57,7 +57,8 @@ __all__ = [
     "explain",
     "Probe",
     "zeroed",
-    "probe",
+    "run_probes",
+    "install_notebook_hooks",
 ]
 
 
@@ -328,7 +329,7 @@ def compare_answer(
     case: str = "",
     pick: Callable[[Any], Any] | None = None,
     terms: Terms | None = None,
-    probes: Callable[[], str | None] | None = None,
+    locate: Callable[[], str | None] | None = None,
 ) -> torch.Tensor:
     """Compare ``answer`` with ``expected``; on a mismatch, name the mistake.
 
@@ -337,8 +338,9 @@ def compare_answer(
     It is consulted before the shape check, so an answer whose shape is wrong *because of* a known
     mistake is told about the mistake, not only the shape. Then, for mistakes nobody catalogued,
     the general diagnosis (:func:`course_lib.diagnosis.diagnose`, in the exercise's ``terms``) and
-    the exercise's ``probes`` (a function that runs the student's code on inputs built to isolate one
-    part of it and returns a sentence naming the part that is wrong, or None).
+    the exercise's ``locate``: a function of no arguments that says where the answer goes wrong, as a
+    sentence naming the part that is wrong, or None (most run the student's code on :class:`Probe` inputs,
+    built to isolate one part of it, through :func:`run_probes`).
     """
     where = case_note(case)
     if isinstance(answer, torch.Tensor) and close(answer, expected):
@@ -350,7 +352,7 @@ def compare_answer(
                 wrong = variant.compute(*inputs)
                 if pick is not None:
                     wrong = pick(wrong)
-            except Exception:  # a mistake that cannot happen for these inputs
+            except Exception:  # noqa: BLE001 (a mistake that cannot happen for these inputs)
                 continue
             if close(answer, wrong) and not close(wrong, expected):
                 matched.append(variant.message)
@@ -364,7 +366,7 @@ def compare_answer(
         changes = changes_that_explain(exercise, inputs, answer, expected, same=close, pick=pick)
         if changes and len(changes) <= MOST_CHANGES_SAID:
             raise AnswerError(exercise, f"{_changes_sentence(what, changes)}{where}")
-    found = explain(answer, expected, terms=terms, what=what, probes=probes)
+    found = explain(answer, expected, terms=terms, what=what, locate=locate)
     if found:
         raise AnswerError(exercise, f"{found}{where}")
     answer = check_tensor(exercise, answer, what=what, shape=expected.shape, device=expected.device)
@@ -383,16 +385,17 @@ def _changes_sentence(what: str, changes: Sequence[str]) -> str:
 
 
 def explain(answer: Any, expected: torch.Tensor, *, terms: Terms | None = None, what: str = "your answer",
-            probes: Callable[[], str | None] | None = None) -> str | None:
-    """The general diagnosis of a wrong tensor, and what the exercise's probes found, as one or two sentences."""
+            locate: Callable[[], str | None] | None = None) -> str | None:
+    """The general diagnosis of a wrong tensor, and where ``locate`` says the answer goes wrong, as one or two
+    sentences."""
     if not isinstance(answer, torch.Tensor):
-        return probes() if probes is not None else None
+        return locate() if locate is not None else None
     found = diagnose(answer, expected, terms, what, partial=False)
-    if found and "NaN" in found and probes is not None:  # where the NaN comes from, if a probe can tell
-        return " ".join(s for s in (found, probes()) if s)
+    if found and "NaN" in found and locate is not None:  # where the NaN comes from, if the exercise can tell
+        return " ".join(s for s in (found, locate()) if s)
     if found:
         return found
-    return (probes() if probes is not None else None) or diagnose(answer, expected, terms, what)
+    return (locate() if locate is not None else None) or diagnose(answer, expected, terms, what)
 
 
 # ---------------------------------------------------------------------------
@@ -576,9 +579,9 @@ def zeroed(names: Sequence[str], args: Sequence[Any], kwargs: dict | None = None
     return probes
 
 
-def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any], probes: Sequence[Probe], *,
-          what: str = "your answer", pick: Callable[[Any], Any] | None = None, banned: Sequence[Banned] = (),
-          reason: str = "", substitutes: dict[str, Callable[..., Any]] | None = None) -> str | None:
+def run_probes(exercise: str, func: Callable[..., Any], reference: Callable[..., Any], probes: Sequence[Probe], *,
+               what: str = "your answer", pick: Callable[[Any], Any] | None = None, banned: Sequence[Banned] = (),
+               reason: str = "", substitutes: dict[str, Callable[..., Any]] | None = None) -> str | None:
     """Run ``func`` on each probe's inputs (one trip to the student's kernel) and compare with ``reference``.
 
     Returns a sentence when the answer is right on one or two of the probes and wrong on the
@@ -592,7 +595,7 @@ def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any]
             got = result if pick is None or isinstance(result, AnswerError) else pick(result)
             expected = reference(*item.args, **item.kwargs)
             expected = expected if pick is None else pick(expected)
-        except Exception:  # the answer's structure is wrong; other messages say so
+        except Exception:  # noqa: BLE001 (the answer's structure is wrong; other messages say so)
             got, expected = None, None
         ok = isinstance(got, torch.Tensor) and isinstance(expected, torch.Tensor) and close(got, expected)
         (right if ok else wrong).append(item)
@@ -600,7 +603,8 @@ def probe(exercise: str, func: Callable[..., Any], reference: Callable[..., Any]
         return None
     hint = right[0].hint if len(right) == 1 and right[0].hint else "the mistake is in what those inputs leave out"
     otherwise = list_words([p.label for p in wrong], "or") if len(wrong) == 1 else "otherwise"
-    return f"{what} {verb(what, 'is')} right {list_words([p.label for p in right], 'and')} but wrong {otherwise}: {hint}."
+    where_right = list_words([p.label for p in right], "and")
+    return f"{what} {verb(what, 'is')} right {where_right} but wrong {otherwise}: {hint}."
 
 
 def report_pass(exercise: str, detail: str = "") -> None:

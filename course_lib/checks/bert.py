@@ -28,9 +28,9 @@ import torch.nn.functional as F
 from torch import nn
 
 import course_lib.bert as course_bert
-from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, check_device
+from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, device_for_checks
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_all, call_answer_each,
-                                case_note, check_tensor, compare_answer, describe_value, probe, report_pass)
+                                case_note, check_tensor, compare_answer, describe_value, run_probes, report_pass)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word
@@ -523,7 +523,7 @@ def masking_batch(rows: int = 400, length: int = 500, *, vocab_size: int = 30522
                   device: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
     """(input_ids (rows, length), special_mask): [CLS] first, a [SEP] in the middle and at the end of the text,
     then padding ([PAD] = 0) to a random length; ordinary ids drawn from [1000, vocab_size)."""
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     ids = torch.randint(1000, vocab_size, (rows, length), generator=g)
     lengths = torch.randint(length // 2, length + 1, (rows,), generator=g)
@@ -782,7 +782,7 @@ def _embedding_bans() -> list[Banned]:
 def minilm_embedding_weights(dtype: torch.dtype = torch.float32, device: Any = None) -> dict[str, torch.Tensor]:
     """The real all-MiniLM-L6-v2 embedding weights under the names of :data:`EMBEDDING_KEYS` (copies)."""
     e = hf_minilm()[0].embeddings
-    device = check_device(device)
+    device = device_for_checks(device)
     tensors = (e.word_embeddings.weight, e.position_embeddings.weight, e.token_type_embeddings.weight,
                e.LayerNorm.weight, e.LayerNorm.bias)
     return {k: t.detach().to(device, dtype).clone() for k, t in zip(EMBEDDING_KEYS, tensors)}
@@ -836,7 +836,7 @@ def embedding_batch(count: int = 3, seed: int = 0, device: Any = None) -> tuple[
     pairs = nsp_sentences(count, seed)
     encoded = tok([a for a, _ in pairs], [b for _, b in pairs], padding=True, truncation=True, max_length=128,
                   return_tensors="pt")
-    device = check_device(device)
+    device = device_for_checks(device)
     return encoded["input_ids"].to(device), encoded["token_type_ids"].to(device)
 
 
@@ -844,7 +844,7 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
                           dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """Against ``transformers.BertModel(...).embeddings`` of the real all-MiniLM-L6-v2 (eval mode) on real pairs."""
     ex = "bert_embeddings"
-    device = check_device(device)
+    device = device_for_checks(device)
     ids, types = embedding_batch(count, seed, device)
     w = minilm_embedding_weights(dtype, device)
     reference = hf_minilm()[0].embeddings
@@ -858,7 +858,7 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
     compare_answer(ex, got, expected, inputs=(ids, types, w), variants=bert_embeddings_mistakes(), what="the returned embeddings",
                    case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
                    terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)),
-                   probes=lambda: probe(ex, bert_embeddings, lambda i, t, ww: plain_bert_embeddings(i, t, ww), [
+                   locate=lambda: run_probes(ex, bert_embeddings, lambda i, t, ww: plain_bert_embeddings(i, t, ww), [
                        Probe(f"when the {table} table is zero", (ids, types, {**w, key: torch.zeros_like(w[key])}),
                              hint=f"look at how the {table} embeddings enter: token + position + segment are added first, "
                                   "then LayerNorm")

@@ -25,7 +25,7 @@ SOFTMAX_BUILTINS = [
 WRITE_IT_YOURSELF = "the exercise is to write it yourself; see the cells above for the steps."
 
 
-def check_device(device: Any = None) -> torch.device:
+def device_for_checks(device: Any = None) -> torch.device:
     """The device a check runs on: the one asked for, else the course's (``COURSE_DEVICE``)."""
     return torch.device(device) if device is not None else get_device()
 

@@ -13,9 +13,9 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
-from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                compare_answer, describe_value, probe, report_pass)
+                                compare_answer, describe_value, run_probes, report_pass)
 
 _COURSE_FFNN = [
     Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),
@@ -159,7 +159,7 @@ def _check_own_symbols(make_windows: Callable, ids: list[int], k: int) -> None:
 def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tuple[int, ...]] = ((5,), (2, 3)),
                   seed: int = 0, device: Any = None) -> None:
     ex = "one_hot"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     for shape in shapes:
         ids = torch.randint(vocab_size, shape, generator=g).to(device)
@@ -266,7 +266,7 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
                        embed_dim: int = 4, hidden_dim: int = 6, directs: Sequence[bool] = (False, True), seed: int = 0,
                        dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     ex = "ffnn_forward"
-    device = check_device(device)
+    device = device_for_checks(device)
     for direct in directs:
         params = random_ffnn_parameters(vocab_size, context_size, embed_dim, hidden_dim, direct, seed, dtype, device)
         g = torch.Generator().manual_seed(seed + 1)
@@ -279,7 +279,7 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
                 f"{'with' if direct else 'without'} direct connections W")
         compare_answer(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case,
                        terms=Terms(axes=("example", "word of the vocabulary")),
-                       probes=lambda idx=idx, params=params: probe(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
+                       locate=lambda idx=idx, params=params: run_probes(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
                                                                    what="the returned logits", banned=_COURSE_FFNN,
                                                                    reason=WRITE_IT_YOURSELF))
     report_pass(ex, "with and without direct connections" if len(directs) == 2 else f"direct={directs[0]}")
@@ -319,7 +319,7 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
                         dtype: torch.dtype = torch.float32, device: Any = None, large: bool = True) -> None:
     """Checks the mean cross-entropy against F.cross_entropy, including logits near 1000 (stability)."""
     ex = "cross_entropy"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     logits = random_tensor((batch, vocab_size), dtype, device, g) * 2
     targets = torch.randint(vocab_size, (batch,), generator=g).to(device)
@@ -349,7 +349,7 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
             got = got.float()  # a loss computed in float64 is as good: the exercise asks for the value, not the dtype
         compare_answer(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label,
                        terms=Terms(sizes={"the batch size B": len(targets), "log(V)": math.log(z.shape[-1])}),
-                       probes=lambda z=z: probe(ex, cross_entropy, F.cross_entropy, [
+                       locate=lambda z=z: run_probes(ex, cross_entropy, F.cross_entropy, [
                            Probe("when every row's largest logit is 0", (z - z.max(-1, keepdim=True).values, targets),
                                  hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log sum "
                                       "exp(z - max(z)), so it must be added back"),
@@ -376,7 +376,7 @@ def _ranked(scores: torch.Tensor, word_id: int, k: int, *, keep_self: bool = Fal
 def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 12, dim: int = 5, k: int = 3,
                              word_ids: Sequence[int] = (0, 4), seed: int = 0, device: Any = None) -> None:
     ex = "nearest_neighbours"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     E = random_tensor((vocab_size, dim), torch.float32, device, g)
     E = E * torch.linspace(0.2, 3.0, vocab_size, device=device)[torch.randperm(vocab_size, generator=g).to(device), None]

@@ -16,11 +16,11 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, as_float64, check_device,
+from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, as_float64, device_for_checks,
                                      check_gradients_reach, random_tensor)
 from course_lib.diagnosis import express
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
-                                compare_answer, describe_value, probe, report_pass, zeroed)
+                                compare_answer, describe_value, run_probes, report_pass, zeroed)
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [
@@ -98,7 +98,7 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
     """The lecture's example exactly (float64), then random (H, D) cases against torch.sigmoid, then pre-activations
     of +-100 in float32 (where e^a / (1 + e^a) is nan)."""
     ex = "forget_gate"
-    device = check_device(device)
+    device = device_for_checks(device)
     s = slide_inputs()
     cases = [((s["h_prev"], s["x_t"], s["w_f"], s["b_f"]), "the slide's example, float64")]
     for number, (hidden, input_dim) in enumerate(sizes):
@@ -117,7 +117,7 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
         compare_answer(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
                        terms=Terms(axes=("hidden unit",), sizes={"H + D, the length of [h_prev; x_t]": len(h) + len(x),
                                                                  "H": len(h)}),
-                       probes=lambda inputs=inputs: probe(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
+                       locate=lambda inputs=inputs: run_probes(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
                                                                                            only=("h_prev", "x_t", "b_f"),
                                                                                            hints=_HINTS)))
     report_pass(ex, f"f = sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f} "
@@ -182,7 +182,7 @@ def random_lstm_weights(input_dim: int, hidden_dim: int, *, seed: int = 0, dtype
                         device: Any = None) -> dict[str, torch.Tensor]:
     """W_ih (4H, D), W_hh (4H, H), b_ih, b_hh (4H,) with N(0, 1/2) entries: large enough that every mistake shows."""
     g = torch.Generator().manual_seed(seed)
-    device = check_device(device)
+    device = device_for_checks(device)
     scale = 0.5 ** 0.5
     return {"W_ih": random_tensor((4 * hidden_dim, input_dim), dtype, device, g) * scale,
             "W_hh": random_tensor((4 * hidden_dim, hidden_dim), dtype, device, g) * scale,
@@ -248,7 +248,7 @@ def _gates_held(inputs: tuple, held: dict[str, float]) -> tuple:
     return x, h, c, W_ih, W_hh, b_ih, b_hh
 
 
-def _gate_probes(lstm_cell: Callable, inputs: tuple, part: int) -> Callable[[], str | None]:
+def _locate_by_gates(lstm_cell: Callable, inputs: tuple, part: int) -> Callable[[], str | None]:
     """Each gate in turn held open, then shut; and the cell kept as it is (forget gate open, input gate shut)."""
     def run() -> str | None:
         probes = [Probe("when the forget gate is open and the input gate shut (so c_t = c_prev)",
@@ -258,8 +258,8 @@ def _gate_probes(lstm_cell: Callable, inputs: tuple, part: int) -> Callable[[], 
             for bias, state in ((30.0, "open"), (-30.0, "shut")):
                 probes.append(Probe(f"when the {_GATES[gate]} is held {state}", _gates_held(inputs, {gate: bias}),
                                     hint=f"look at how the {_GATES[gate]} is used"))
-        return probe("lstm_cell", lstm_cell, _cell, probes, pick=lambda r: r[part], banned=_LSTM_BUILTINS,
-                     reason=WRITE_IT_YOURSELF)
+        return run_probes("lstm_cell", lstm_cell, _cell, probes, pick=lambda r: r[part], banned=_LSTM_BUILTINS,
+                          reason=WRITE_IT_YOURSELF)
     return run
 
 
@@ -268,7 +268,7 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
     """Checks (h_t, c_t) against nn.LSTMCell with the same weights, for each (D, H) in ``sizes``, and that gradients
     flow back through the states to h_prev and c_prev."""
     ex = "lstm_cell"
-    device = check_device(device)
+    device = device_for_checks(device)
     for number, (input_dim, hidden) in enumerate(sizes):
         p = random_lstm_weights(input_dim, hidden, seed=seed + number, dtype=dtype, device=device)
         g = torch.Generator().manual_seed(seed + 100 + number)
@@ -292,9 +292,9 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
         variants = _cell_variants()
         terms = Terms(axes=("example", "hidden unit"))
         compare_answer(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,
-                       pick=lambda r: r[0], terms=terms, probes=_gate_probes(lstm_cell, inputs, 0))
+                       pick=lambda r: r[0], terms=terms, locate=_locate_by_gates(lstm_cell, inputs, 0))
         compare_answer(ex, c_t, expected_c, inputs=inputs, variants=variants, what="the returned c_t", case=case,
-                       pick=lambda r: r[1], terms=terms, probes=_gate_probes(lstm_cell, inputs, 1))
+                       pick=lambda r: r[1], terms=terms, locate=_locate_by_gates(lstm_cell, inputs, 1))
     check_gradients_reach(ex, lstm_cell, _cell, inputs, {1: "h_prev", 2: "c_prev"}, banned=_LSTM_BUILTINS,
                           reason=WRITE_IT_YOURSELF, why=STATE_GRADIENTS)
     report_pass(ex, f"equals nn.LSTMCell for (D, H) in {list(sizes)}; gradients reach h_prev and c_prev")

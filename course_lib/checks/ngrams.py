@@ -280,7 +280,7 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     terms = Terms(others=others,
                   sizes={"V": V, "k": k} if k else {"V": V})
     compare_answer(ex, answer, grid(), variants=variants, what="your probability table", case=case, terms=terms,
-                   probes=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
+                   locate=lambda: _explain_probabilities(ex, ngram_prob, pairs, values, grams, contexts, V, k))
     if k:
         _check_larger_vocabulary(ngram_prob, grams, contexts, V, k, pairs[:8])
         report_pass(ex, f"{len(pairs)} (context, word) pairs, {case}; and a vocabulary larger than the counted words")

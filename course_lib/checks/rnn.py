@@ -19,10 +19,10 @@ from torch import nn
 
 import course_lib.rnn as course_rnn
 from course_lib.diagnosis import express
-from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, check_device, check_gradients_reach,
+from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, device_for_checks, check_gradients_reach,
                                      random_tensor)
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                close, compare_answer, describe_value, probe, report_pass, zeroed)
+                                close, compare_answer, describe_value, run_probes, report_pass, zeroed)
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [
@@ -72,7 +72,7 @@ def random_rnn_weights(input_dim: int, hidden_dim: int, *, seed: int = 0, dtype:
                        device: Any = None) -> dict[str, torch.Tensor]:
     """U (H, D), W (H, H) and b (H,) with N(0, 1/2) entries: large enough that every mistake shows."""
     g = torch.Generator().manual_seed(seed)
-    device = check_device(device)
+    device = device_for_checks(device)
     scale = 0.5 ** 0.5
     return {"U": random_tensor((hidden_dim, input_dim), dtype, device, g) * scale,
             "W": random_tensor((hidden_dim, hidden_dim), dtype, device, g) * scale,
@@ -146,7 +146,7 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
                    seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None) -> None:
     """Checks h_t against nn.RNNCell with the same weights, for each (D, H) in ``sizes``."""
     ex = "rnn_step"
-    device = check_device(device)
+    device = device_for_checks(device)
     for number, (input_dim, hidden) in enumerate(sizes):
         p = random_rnn_weights(input_dim, hidden, seed=seed + number, dtype=dtype, device=device)
         g = torch.Generator().manual_seed(seed + 100 + number)
@@ -160,7 +160,7 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
         inputs = (x_t, h_prev, p["U"], p["W"], p["b"])
         compare_answer(ex, got, expected, inputs=inputs, variants=_step_variants(), what="the returned h_t", case=case,
                        terms=Terms(axes=("example", "hidden unit")),
-                       probes=lambda inputs=inputs: probe(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
+                       locate=lambda inputs=inputs: run_probes(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
                                                                                               only=("x_t", "h_prev", "b"), hints=_HINTS),
                                                           banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
     check_gradients_reach(ex, rnn_step, _correct_step, inputs, {1: "h_prev"}, banned=_RNN_BUILTINS,
@@ -225,7 +225,7 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
     there is charged once, in rnn_step's own check.
     """
     ex = "rnn_forward"
-    device = check_device(device)
+    device = device_for_checks(device)
     p = random_rnn_weights(input_dim, hidden_dim, seed=seed, dtype=dtype, device=device)
     g = torch.Generator().manual_seed(seed + 100)
     x = random_tensor((batch, seq_len, input_dim), dtype, device, g)
@@ -254,16 +254,16 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
               Probe("when h0 is zero", (x, torch.zeros_like(h0), *inputs[2:]), hint="look at how h0 enters the loop")]
 
     def explore(part: int) -> Callable[[], str | None]:
-        return lambda: probe(ex, rnn_forward, _forward, probes, pick=lambda r: r[part], banned=_RNN_BUILTINS,
+        return lambda: run_probes(ex, rnn_forward, _forward, probes, pick=lambda r: r[part], banned=_RNN_BUILTINS,
                              reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
 
     compare_answer(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
-                   pick=lambda r: r[0], probes=explore(0),
+                   pick=lambda r: r[0], locate=explore(0),
                    terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1,
                                sizes={"the batch size B": batch, "the number of steps T": seq_len, "the input size D": input_dim,
                                       "the hidden size H": hidden_dim}))
     compare_answer(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
-                   terms=Terms(axes=("example", "hidden unit")), probes=explore(1))
+                   terms=Terms(axes=("example", "hidden unit")), locate=explore(1))
     check_gradients_reach(ex, rnn_forward, _forward, inputs, {1: "h0"}, banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF,
                           substitutes={"rnn_step": _correct_step}, why=STATE_GRADIENTS)
     report_pass(ex, f"equals nn.RNN over T={seq_len} steps; gradients reach h0")
@@ -379,7 +379,7 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
     holds a parameter whose .grad is None.
     """
     ex = "clip_grad_norm"
-    device = check_device(device)
+    device = device_for_checks(device)
     n = len(shapes)
     big = [3.0 * max_norm * (i + 1) for i in range(n)]  # total far above max_norm; norms differ per tensor
     small = [0.05 * max_norm] * n  # total far below max_norm

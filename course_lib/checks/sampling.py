@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 import course_lib.train as course_train
-from course_lib.checks.common import WRITE_IT_YOURSELF, check_device
+from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
 from course_lib.grading import (AnswerError, Banned, call_answer_each, case_note, describe_value, raised_by_answer,
                                 report_pass)
 
@@ -392,7 +392,7 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     """The distribution of the answer's draws against the exact probabilities (see the module's docstring), a single
     row, reproducibility with a seeded generator, and ValueError for a bad temperature or top_k."""
     ex = EXERCISE
-    device = check_device(device)
+    device = device_for_checks(device)
     cases = sampling_cases(vocab_size, seed)
     row = torch.tensor(cases[0].rows[1], dtype=torch.float64).to(device, dtype)  # one row of logits (vocab,)
     rows = torch.tensor(cases[0].rows, dtype=torch.float64).repeat(50, 1).to(device, dtype)  # (150, V)

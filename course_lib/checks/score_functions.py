@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 import course_lib.attention as course_attention
 import course_lib.seq2seq as course_seq2seq
-from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.grading import (
     AnswerError,
     Banned,
@@ -306,7 +306,7 @@ def check_dot_score(
 ) -> None:
     """dot_score(Q, K) = Q K^T against a float64 einsum."""
     ex = "dot_score"
-    device = check_device(device)
+    device = device_for_checks(device)
     cases = _score_cases(seed_table, batch, n_q, n_k, d, d, dtype, seed, device)
     for label, Q, K in cases:
         got = _run(ex, dot_score, (Q, K), plain_dot_score, label, _DOT_HINT)
@@ -325,7 +325,7 @@ def check_scaled_dot_score(
     square root of a wrong one, or by a fixed sqrt(2), is told apart.
     """
     ex = "scaled_dot_score"
-    device = check_device(device)
+    device = device_for_checks(device)
     cases = _score_cases(seed_table, batch, n_q, n_k, d, d, dtype, seed, device)
     for label, Q, K in cases:
         got = _run(ex, scaled_dot_score, (Q, K), plain_scaled_dot_score, label, _DOT_HINT, _CORRECT_HELPERS)
@@ -347,7 +347,7 @@ def check_bilinear_score(
     """bilinear_score(Q, K, W) = Q W K^T against a float64 einsum: n_q = n_k and a square, non-symmetric W, then all
     sizes different."""
     ex = "bilinear_score"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     cases = []
     if square:  # W transposed, W left out and one score per position give other numbers here, not an error
@@ -375,7 +375,7 @@ def check_additive_score(
     one score per position give other numbers instead of an error; the second has all sizes different.
     """
     ex = "additive_score"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     sizes = [((), 3, 3, 4, 4, 4)] if square else []
     sizes.append((batch, n_q, n_k, d_q, d_k, d_a))

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
-from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, check_device, random_tensor
+from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, as_float64, device_for_checks, random_tensor
 from course_lib.checks.score_functions import (  # noqa: F401 (the notebook's checks module exports them)
     check_additive_score,
     check_bilinear_score,
@@ -36,7 +36,7 @@ from course_lib.grading import (
     check_tensor,
     compare_answer,
     explain,
-    probe,
+    run_probes,
     report_pass,
 )
 
@@ -230,7 +230,7 @@ def check_attention_scores(
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, seed_table: bool = True,
 ) -> None:
     ex = "attention_scores"
-    device = check_device(device)
+    device = device_for_checks(device)
     cases = []
     if seed_table:
         X = thinking_machines(dtype, device)
@@ -290,7 +290,7 @@ def check_softmax(
 ) -> None:
     """Checks softmax along ``dim`` against torch.softmax, including inputs near 1000 (stability)."""
     ex = "softmax"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     x = random_tensor(shape, dtype, device, g)
     cases = [(f"x of shape {tuple(shape)}, dim={dim}", x)]
@@ -397,7 +397,7 @@ def check_self_attention(
 ) -> None:
     """Checks (output, weights) against F.scaled_dot_product_attention, with and without masks."""
     ex = "self_attention"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     Q = random_tensor((*batch, n, d_k), dtype, device, g)
     K = random_tensor((*batch, n, d_k), dtype, device, g)
@@ -429,7 +429,7 @@ def check_self_attention(
                             "the weights are right: look at how you combine them with V (output = weights @ V)"))
 
         def explore(part):
-            return lambda: probe(ex, self_attention, _ref_attention, probes, pick=lambda r: r[part],
+            return lambda: run_probes(ex, self_attention, _ref_attention, probes, pick=lambda r: r[part],
                                  what=("the returned output", "the returned weights")[part],
                                  banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
 
@@ -440,12 +440,12 @@ def check_self_attention(
         no_effect = "as if there were no mask: your mask has no effect (masked_fill returns a new tensor: assign it)"
         positions = (*["batch"] * len(batch), "query position")
         compare_answer(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
-                       case=label, pick=lambda r: r[1], probes=explore(1),
+                       case=label, pick=lambda r: r[1], locate=explore(1),
                        terms=Terms(axes=(*positions, "key position"), sums_to_one=-1,
                                    others={no_effect: unmasked[1]} if mask is not None else {}))
         scores = _ref_scores(Q, K) if mask is None else _ref_scores(Q, K).masked_fill(~mask, 0.0)
         compare_answer(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
-                       case=label, pick=lambda r: r[0], probes=explore(0),
+                       case=label, pick=lambda r: r[0], locate=explore(0),
                        terms=Terms(axes=(*positions, "value feature"),
                                    others={"from the scores instead of the softmax weights (scores @ V; the output is "
                                            "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))

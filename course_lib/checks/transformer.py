@@ -24,10 +24,10 @@ from torch import nn
 import course_lib.attention as course_attention
 import course_lib.train as course_train
 import course_lib.transformer as course_transformer
-from course_lib.checks.common import WRITE_IT_YOURSELF, check_device, random_tensor
+from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.checks.sampling import check_sample_next, exact_next_token_probs, sample_next_mistakes  # noqa: F401
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
-                                compare_answer, describe_value, explain, probe, report_pass)
+                                compare_answer, describe_value, explain, run_probes, report_pass)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
@@ -142,7 +142,7 @@ def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[
             if got.shape == wrong.shape and torch.allclose(got, wrong, atol=atol, rtol=0):
                 raise AnswerError(ex, f"{variant.message}{case_note(case)}")
         found = explain(got, expected, terms=Terms(axes=("position", "column")), what="the returned table",
-                        probes=lambda got=got, expected=expected: _columns(got, expected, atol))
+                        locate=lambda got=got, expected=expected: _columns(got, expected, atol))
         if found:
             raise AnswerError(ex, f"{found}{case_note(case)}")
         check_tensor(ex, got, what="the returned table", shape=expected.shape)
@@ -160,7 +160,7 @@ def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[
 def mha_weights(d_model: int, *, seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None
                 ) -> dict[str, torch.Tensor]:
     """Random W_q, b_q, W_k, b_k, W_v, b_v, W_o, b_o for ``d_model``, large enough that every mistake shows."""
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     scale = d_model ** -0.5
     return {key: random_tensor((d_model, d_model) if key.startswith("W") else (d_model,), dtype, device, g)
@@ -325,7 +325,7 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
     """Against ``nn.MultiheadAttention`` with the same weights: self-attention with no mask, a causal mask and a
     per-sequence (B, T_q, T_k) mask, and cross-attention (keys and values of another length)."""
     ex = "multi_head_attention"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
     reference = torch_mha(w, num_heads)
@@ -340,7 +340,7 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
                        what="the returned output", case=label,
                        terms=Terms(axes=("batch", "query position", "feature"),
                                    others={} if mask is None else {_NO_EFFECT: _mha_reference(query, key, value, w, num_heads)}),
-                       probes=lambda q=query, k=key, v=value, m=mask: probe(
+                       locate=lambda q=query, k=key, v=value, m=mask: run_probes(
                            ex, multi_head_attention, _mha_reference, _attention_probes((q, k, v, w), num_heads, m),
                            what="the returned output", banned=_ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to nn.MultiheadAttention with {num_heads} heads; masks: {', '.join(masks)}")
@@ -401,7 +401,7 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
                    dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
     """LayerNorm(x + sublayer_out) against ``F.layer_norm``; a large eps shows where eps goes."""
     ex = "add_norm"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     d = shape[-1]
     for eps in eps_values:
@@ -416,7 +416,7 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
         compare_answer(ex, got, expected, inputs=(x, s, gamma, beta, eps), variants=add_norm_mistakes(),
                        what="the returned tensor", case=f"x {tuple(shape)}, eps={eps}",
                        terms=Terms(axes=("batch", "position", "feature"), layer_norm=(gamma, beta)),
-                       probes=lambda x=x, s=s, one=one, eps=eps: probe(
+                       locate=lambda x=x, s=s, one=one, eps=eps: run_probes(
                            ex, add_norm, _norm_reference,
                            [Probe("for a single position", one, {"eps": eps},
                                   "compute the mean and variance over the last axis only, each position's own features"),
@@ -435,7 +435,7 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
 def encoder_weights(d_model: int, d_ff: int, *, seed: int = 0, dtype: torch.dtype = torch.float32, device: Any = None
                     ) -> dict[str, torch.Tensor]:
     """Random weights of a post-norm encoder block under the names of :data:`BLOCK_KEYS`."""
-    device = check_device(device)
+    device = device_for_checks(device)
     w = mha_weights(d_model, seed=seed, dtype=dtype, device=device)
     g = torch.Generator().manual_seed(seed + 1000)
     for k in (1, 2):
@@ -511,7 +511,7 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
     """Against ``nn.TransformerEncoderLayer`` with the same weights; your multi_head_attention and add_norm are
     replaced by correct ones meanwhile, so a mistake there is not charged twice."""
     ex = "encoder_block"
-    device = check_device(device)
+    device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     w = encoder_weights(d_model, d_ff, seed=seed + 1, dtype=dtype, device=device)
     reference = torch_encoder_layer(w, num_heads)
@@ -525,7 +525,7 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
                        what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
                        terms=Terms(axes=("batch", "position", "feature"), layer_norm=(w["gamma_2"], w["beta_2"]),
                                    others={} if mask is None else {_NO_EFFECT: _block_reference(x, w, num_heads)}),
-                       probes=lambda x=x, m=mask: probe(
+                       locate=lambda x=x, m=mask: run_probes(
                            ex, encoder_block, _block_reference, _attention_probes((x, w), num_heads, m), what="the block's output",
                            banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**_CORRECT_MHA, **_CORRECT_ADD_NORM}))
     report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")
@@ -591,7 +591,7 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
     and value), and gradients must reach every projection. Your multi_head_attention is replaced by a correct one
     meanwhile."""
     ex = "MultiHeadAttention"
-    device = check_device(device)
+    device = device_for_checks(device)
     w = mha_weights(d_model, seed=seed + 1, dtype=dtype, device=device)
     reference = torch_mha(w, num_heads)
     g = torch.Generator().manual_seed(seed)

@@ -10,7 +10,7 @@ from course_lib.checks import lstm as lstm_checks
 from course_lib.checks import ngrams as ngram_checks
 from course_lib.checks import rnn as rnn_checks
 from course_lib.diagnosis import Terms, diagnose, express
-from course_lib.grading import AnswerError, Probe, case_note, describe_value, hidden_cases, probe, report_pass
+from course_lib.grading import AnswerError, Probe, case_note, describe_value, hidden_cases, report_pass, run_probes
 
 g = torch.Generator().manual_seed(0)
 E = torch.randn(2, 5, 4, generator=g, dtype=torch.float64)  # (batch, time, feature)
@@ -104,11 +104,11 @@ def right_when_b_is_zero(x, b):
     return torch.tanh(x) + b  # the bias outside the tanh
 
 
-def test_probe_names_the_input_whose_use_is_wrong():
+def test_run_probes_names_the_input_whose_use_is_wrong():
     x, b = torch.randn(3, 4, generator=g), torch.randn(4, generator=g)
     probes = [Probe("when b is zero", (x, torch.zeros_like(b)), hint="look at b"),
               Probe("when x is zero", (torch.zeros_like(x), b), hint="look at x")]
-    sentence = probe("ex", right_when_b_is_zero, lambda x, b: torch.tanh(x + b), probes, what="h")
+    sentence = run_probes("ex", right_when_b_is_zero, lambda x, b: torch.tanh(x + b), probes, what="h")
     assert sentence == "h is right when b is zero but wrong when x is zero: look at b."
 
 
