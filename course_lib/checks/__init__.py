@@ -10,9 +10,15 @@ own answer to an exercise in plain Python or tensor operations, correct by defau
 known mistake when a keyword asks (``plain_multi_head_attention(..., scale="d_model")``);
 ``<exercise>_mistakes()`` is the catalogue of those mistakes.
 ``common`` holds what several notebooks' checks use (the built-ins switched off, random inputs, the
-device).
+device). A notebook's module is short when its exercises' checks live in modules of their own
+(``bert`` imports ``bert_wordpiece``, ``bert_masking``, ...); its names are the notebook's all the same.
+
+Importing a module of checks changes nothing outside it. Each notebook's module exports
+``install_notebook_hooks``, which its setup cell calls (``checks.install_notebook_hooks()``): in Jupyter,
+an answer not written yet (a NameError, a bare NotImplementedError) then shows one line instead of a
+traceback.
 """
 
 from course_lib.grading import install_notebook_hooks
 
-install_notebook_hooks()
+__all__ = ["install_notebook_hooks"]

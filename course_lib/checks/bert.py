@@ -31,6 +31,7 @@ import course_lib.bert as course_bert
 from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64, device_for_checks
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_all, call_answer_each,
                                 case_note, check_tensor, compare_answer, describe_value, run_probes, report_pass)
+from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word

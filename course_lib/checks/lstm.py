@@ -21,6 +21,7 @@ from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, as_flo
 from course_lib.diagnosis import express
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
                                 compare_answer, describe_value, run_probes, report_pass, zeroed)
+from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [

@@ -16,6 +16,7 @@ import course_lib.ngram as course_ngram
 from course_lib.diagnosis import list_words
 from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, call_answer_all, call_answer_each,
                                 case_note, compare_answer, raised_by_answer, report_pass)
+from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 #: the sentences of the lecture "Neural Network Language Models & BERT" (slide "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [

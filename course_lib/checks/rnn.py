@@ -23,6 +23,7 @@ from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, device
                                      random_tensor)
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
                                 close, compare_answer, describe_value, run_probes, report_pass, zeroed)
+from course_lib.grading import install_notebook_hooks
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [
@@ -459,4 +460,5 @@ def _call_clip(ex: str, clip_grad_norm: Callable, parameters: Any, max_norm: flo
         raise
 
 
-__all__ = ["check_rnn_step", "check_rnn_forward", "check_clip_grad_norm", "random_rnn_weights"]
+__all__ = ["check_rnn_step", "check_rnn_forward", "check_clip_grad_norm", "random_rnn_weights",
+           "install_notebook_hooks"]  # the notebook's setup cell calls it

@@ -39,6 +39,7 @@ from course_lib.grading import (
     run_probes,
     report_pass,
 )
+from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 # ---------------------------------------------------------------------------
 # the decks' numbers

@@ -28,6 +28,7 @@ from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, rando
 from course_lib.checks.sampling import check_sample_next, exact_next_token_probs, sample_next_mistakes  # noqa: F401
 from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
                                 compare_answer, describe_value, explain, run_probes, report_pass)
+from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
