@@ -41,7 +41,8 @@ _RNN_BUILTINS = [
     Banned(torch, "rnn_tanh_cell", "torch.rnn_tanh_cell"),
 ]
 
-#: clip_grad_norm_ under every name PyTorch 2.x offers, and its two halves
+#: clip_grad_norm_ under every name the course's PyTorch offers, and its two halves (torch.nn.utils.clip_grad has
+#: them only under their private names)
 _CLIP_BUILTINS = [
     Banned(nn_utils, "clip_grad_norm_", "torch.nn.utils.clip_grad_norm_"),
     Banned(nn_utils, "clip_grad_norm", "torch.nn.utils.clip_grad_norm"),
@@ -49,9 +50,7 @@ _CLIP_BUILTINS = [
     Banned(nn_utils, "get_total_norm", "torch.nn.utils.get_total_norm"),
     Banned(clip_grad_module, "clip_grad_norm_", "torch.nn.utils.clip_grad.clip_grad_norm_"),
     Banned(clip_grad_module, "clip_grad_norm", "torch.nn.utils.clip_grad.clip_grad_norm"),
-    Banned(clip_grad_module, "clip_grads_with_norm_", "torch.nn.utils.clip_grad.clip_grads_with_norm_"),
     Banned(clip_grad_module, "_clip_grads_with_norm_", "torch.nn.utils.clip_grad._clip_grads_with_norm_"),
-    Banned(clip_grad_module, "get_total_norm", "torch.nn.utils.clip_grad.get_total_norm"),
     Banned(clip_grad_module, "_get_total_norm", "torch.nn.utils.clip_grad._get_total_norm"),
 ]
 
