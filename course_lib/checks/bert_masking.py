@@ -63,15 +63,30 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
     ex = "mask_tokens"
     ids, special = masking_batch(rows, length, vocab_size=vocab_size, seed=seed, device=device)
     inputs, labels = _call_masking(ex, mask_tokens, ids, special, seed + 1, vocab_size, mask_id)
+    _check_labels(ids, special, inputs, labels, mask_id)
+    selected = labels != IGNORE
+    n_plain = int((~special).sum())
+    rate = _check_selection_rate(ids, special, inputs, selected, mask_id)
+    fractions = _check_replacements(ids, inputs, selected, vocab_size, mask_id)
+    _check_generator(mask_tokens, ids, special, seed, vocab_size, mask_id)
+    _check_nothing_to_select(mask_tokens, ids, special, seed, vocab_size, mask_id)
+    report_pass(ex, f"{n_plain} ordinary tokens: {100 * rate:.2f}% selected; of those "
+                    f"{100 * fractions['[MASK]']:.1f}% [MASK], {100 * fractions['random']:.1f}% random, "
+                    f"{100 * fractions['unchanged']:.1f}% unchanged; specials untouched; reproducible")
+
+
+def _check_labels(ids: torch.Tensor, special: torch.Tensor, inputs: torch.Tensor, labels: torch.Tensor,
+                  mask_id: int) -> None:
+    """-100 where nothing is predicted, the original id where something is; specials and unselected tokens
+    unchanged."""
+    ex = "mask_tokens"
     ignored = set(labels[labels != ids].unique().tolist())  # the value used where nothing is predicted
     if len(ignored) == 1 and ignored != {IGNORE} and bool((labels == ids).float().mean() > 0.05):
         other = ignored.pop()
         raise AnswerError(ex, f"your labels use {other} for the positions that are not predicted; the loss ignores "
                               f"-100 (F.cross_entropy's ignore_index), so use -100 there.")
     selected = labels != IGNORE
-    n_plain = int((~special).sum())
     n_selected = int(selected.sum())
-    # labels
     if n_selected == ids.numel() or bool((labels == ids).all()):
         raise AnswerError(ex, "your labels are the original ids everywhere; they must be -100 wherever the token was "
                               "not selected, so that the loss ignores those positions.")
@@ -94,7 +109,14 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
     if not bool((inputs[~selected] == ids[~selected]).all()):
         raise AnswerError(ex, "you changed tokens that were not selected (their label is -100): the inputs may differ "
                               "from input_ids only where the label is not -100.")
-    # the 15% selection
+
+
+def _check_selection_rate(ids: torch.Tensor, special: torch.Tensor, inputs: torch.Tensor, selected: torch.Tensor,
+                          mask_id: int) -> float:
+    """15% of the non-special tokens are selected (have a label); returns the rate."""
+    ex = "mask_tokens"
+    n_plain = int((~special).sum())
+    n_selected = int(selected.sum())
     rate = n_selected / n_plain
     if not within_sigmas(rate, 0.15, n_plain):
         hint = ""
@@ -108,7 +130,15 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
         raise AnswerError(ex, f"your labels are set (not -100) at {100 * rate:.2f}% of the {n_plain} non-special tokens: "
                               f"BERT selects 15% of them, and only a selected token gets a label (its original id); "
                               f"every other label is -100.{hint}")
-    # 80/10/10 of the selected
+    return rate
+
+
+def _check_replacements(ids: torch.Tensor, inputs: torch.Tensor, selected: torch.Tensor, vocab_size: int,
+                        mask_id: int) -> dict[str, float]:
+    """80/10/10 of the selected tokens: [MASK], a random id of the whole vocabulary, unchanged; returns the
+    fractions."""
+    ex = "mask_tokens"
+    n_selected = int(selected.sum())
     to_mask = selected & (inputs == mask_id) & (ids != mask_id)
     kept = selected & (inputs == ids)
     randomised = selected & ~to_mask & ~kept
@@ -130,7 +160,13 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
     if len(random_ids) > 1000 and (int(random_ids.max()) < 0.9 * vocab_size or int(random_ids.min()) > 0.1 * vocab_size):
         raise AnswerError(ex, f"your random tokens lie between {int(random_ids.min())} and {int(random_ids.max())}; "
                               f"draw them uniformly from the whole vocabulary, torch.randint(vocab_size, ...).")
-    # the generator
+    return fractions
+
+
+def _check_generator(mask_tokens: Callable, ids: torch.Tensor, special: torch.Tensor, seed: int, vocab_size: int,
+                     mask_id: int) -> None:
+    """Every random number comes from the `generator` argument."""
+    ex = "mask_tokens"
     few_ids, few_special = ids[:40], special[:40]  # 20 000 tokens are enough to see the generator at work
     first = _call_masking(ex, mask_tokens, few_ids, few_special, seed + 1, vocab_size, mask_id)
     again = _call_masking(ex, mask_tokens, few_ids, few_special, seed + 1, vocab_size, mask_id)
@@ -141,12 +177,14 @@ def check_mask_tokens(mask_tokens: Callable, *, rows: int = 400, length: int = 5
     if torch.equal(other[1], first[1]):
         raise AnswerError(ex, "generators with different seeds gave the same selection: draw the random numbers "
                               "from the `generator` argument, not from a fixed seed.")
-    # nothing to select
+
+
+def _check_nothing_to_select(mask_tokens: Callable, ids: torch.Tensor, special: torch.Tensor, seed: int,
+                             vocab_size: int, mask_id: int) -> None:
+    """When every position is special, nothing is selected."""
+    ex = "mask_tokens"
     none_in, none_labels = _call_masking(ex, mask_tokens, ids[:3], torch.ones_like(special[:3]), seed, vocab_size,
                                          mask_id)
     if not torch.equal(none_in, ids[:3]) or bool((none_labels != IGNORE).any()):
         raise AnswerError(ex, "when every position is special, nothing may be selected (labels all -100, inputs "
                               "unchanged).")
-    report_pass(ex, f"{n_plain} ordinary tokens: {100 * rate:.2f}% selected; of those "
-                    f"{100 * fractions['[MASK]']:.1f}% [MASK], {100 * fractions['random']:.1f}% random, "
-                    f"{100 * fractions['unchanged']:.1f}% unchanged; specials untouched; reproducible")

@@ -120,6 +120,24 @@ def _as_pieces(ex: str, got: Any, word: str) -> list[str]:
     return list(got)
 
 
+def _one_piece_or_many(words: Sequence[str], answers: list, pieces_of) -> str:
+    """A sentence when only the words of one piece, or only those of several, are wrong; else ""."""
+    single = multi = bad_single = bad_multi = 0
+    for w, a in zip(words, answers):
+        ref = wordpiece_reference(w, pieces_of)
+        ok = not isinstance(a, AnswerError) and list(a) == ref if isinstance(a, (list, tuple)) else False
+        if len(ref) == 1:
+            single, bad_single = single + 1, bad_single + (not ok)
+        else:
+            multi, bad_multi = multi + 1, bad_multi + (not ok)
+    if single and multi and not bad_single and bad_multi:
+        return (f" Words that are one piece are all right; {bad_multi} of the {multi} words of several pieces are "
+                "wrong: look at how you continue after the first piece (## pieces, and the longest match first).")
+    if single and multi and bad_single and not bad_multi:
+        return f" Words of several pieces are right; {bad_single} of the {single} words that are one piece are wrong."
+    return ""
+
+
 def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence[str] | None = None) -> None:
     """Every word against the real WordPiece; ``vocab`` is "real" (bert-base-uncased) or a key of
     :func:`toy_vocabularies`; ``words`` defaults to the corpus's words plus :data:`ODD_WORDS`."""
@@ -131,22 +149,6 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
     given = frozenset(pieces_of)
     answers = call_answer_each(ex, wordpiece, [((word, given), {}) for word in words], banned=bans,
                                reason=WRITE_IT_YOURSELF)
-    def one_or_many() -> str:
-        single = multi = bad_single = bad_multi = 0
-        for w, a in zip(words, answers):
-            ref = wordpiece_reference(w, pieces_of)
-            ok = not isinstance(a, AnswerError) and list(a) == ref if isinstance(a, (list, tuple)) else False
-            if len(ref) == 1:
-                single, bad_single = single + 1, bad_single + (not ok)
-            else:
-                multi, bad_multi = multi + 1, bad_multi + (not ok)
-        if single and multi and not bad_single and bad_multi:
-            return (f" Words that are one piece are all right; {bad_multi} of the {multi} words of several pieces are "
-                    "wrong: look at how you continue after the first piece (## pieces, and the longest match first).")
-        if single and multi and bad_single and not bad_multi:
-            return f" Words of several pieces are right; {bad_single} of the {single} words that are one piece are wrong."
-        return ""
-
     for word, got in zip(words, answers):
         if isinstance(got, AnswerError):
             raise AnswerError(ex, f"{got.message} (word: {word!r})")
@@ -174,7 +176,7 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
                                   "first, then shorter and shorter ones, and take the first (longest) that is in the "
                                   "vocabulary.")
         raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}"
-                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.{one_or_many()}")
+                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.{_one_piece_or_many(words, answers, pieces_of)}")
     where = "bert-base-uncased's 30522 pieces" if vocab == "real" else f"the {vocab!r} vocabulary"
     report_pass(ex, f"{len(words)} words equal to BERT's WordPiece with {where}")
 

@@ -399,54 +399,71 @@ def check_clip_grad_norm(clip_grad_norm: Callable, *, shapes: Sequence[tuple[int
         if before[1] is None and after[1] is not None:
             raise AnswerError(ex, f"you gave a gradient to a parameter whose .grad was None: skip it{case_note(case)}.")
         if not _grads_close(after, expected_grads):
-            clipping = expected_total > max_norm
-            if clipping and _grads_close(after, before):
-                if as_generator:
-                    raise AnswerError(ex, "the gradients are unchanged when the parameters come as a generator: a "
-                                          "generator (like model.parameters()) is empty the second time you loop "
-                                          "over it. Start with parameters = list(parameters).")
-                raise AnswerError(ex, "the .grad tensors are unchanged: scale each p.grad in place (p.grad.mul_(coef) "
-                                      "or p.grad *= coef). Computing new tensors, or assigning to a loop variable, "
-                                      f"leaves the gradients the optimizer will use as they were{case_note(case)}.")
-            for name, message, wrong in _clip_variants(before, max_norm):
-                if _grads_close(after, wrong) and not _grads_close(wrong, expected_grads):
-                    raise AnswerError(ex, f"{message}{case_note(case)}")
-            coefficient = _common_factor(after, before)
-            if coefficient is not None:
-                named = {"max_norm": max_norm, "total_norm": expected_total,
-                         "the norm of the parameters themselves": math.sqrt(sum(float(p.detach().double().pow(2).sum())
-                                                                                for p in params)),
-                         "the norm of the parameters themselves (those with a gradient), not of their gradients":
-                             math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p, g in zip(params, before)
-                                           if g is not None)),
-                         "the number of gradient entries": sum(g.numel() for g in before if g is not None)}
-                formula = express(coefficient, named, rel_tol=1e-4)
-                if formula:
-                    raise AnswerError(ex, f"you scaled every gradient by {coefficient:.4g} = {formula}; the factor is "
-                                          f"max_norm / total_norm = {max_norm / expected_total:.4g}, with total_norm the "
-                                          f"norm of all the gradients (p.grad) together{case_note(case)}.")
-            alone = _parameters(shapes[:1], scales[:1], seed + number, dtype, device)[:1]
-            alone_before = [alone[0].grad.clone()]
-            alone_expected, _ = _clip_reference(alone_before, max_norm)
-            if not isinstance(call_answer_each(ex, clip_grad_norm, [(([alone[0]], max_norm), {})], banned=_CLIP_BUILTINS,
-                                               reason=WRITE_IT_YOURSELF)[0], AnswerError) \
-                    and _grads_close([alone[0].grad], alone_expected):
-                raise AnswerError(ex, "your clipping is right for one parameter but wrong for several: the norm is "
-                                      "taken over all the gradients together, sqrt(sum of every squared entry), and "
-                                      f"every gradient is scaled by the same factor{case_note(case)}.")
-            raise AnswerError(ex, f"the gradients after clipping are wrong{case_note(case)}: each should be "
-                                  f"multiplied by min(1, max_norm / total_norm), with total_norm = {expected_total:.4g}.")
-        total = _as_number(ex, result, case)
-        if not math.isclose(total, expected_total, rel_tol=1e-4, abs_tol=1e-6):
-            if expected_total > max_norm and math.isclose(total, max_norm, rel_tol=1e-4):
-                raise AnswerError(ex, f"you returned the norm after clipping ({total:.4g}); return the total norm "
-                                      f"BEFORE clipping ({expected_total:.4g}), which tells you how large the "
-                                      f"gradient really was{case_note(case)}.")
-            if math.isclose(total, expected_total ** 2, rel_tol=1e-4):
-                raise AnswerError(ex, f"you returned the squared norm: take the square root{case_note(case)}.")
-            raise AnswerError(ex, f"the returned norm is {total:.6g}, the total norm of the gradients before "
-                                  f"clipping is {expected_total:.6g}{case_note(case)}.")
+            _explain_wrong_gradients(clip_grad_norm, params, before, after, expected_total, max_norm,
+                                     as_generator=as_generator, case=case,
+                                     one_parameter=_parameters(shapes[:1], scales[:1], seed + number, dtype, device))
+        _check_returned_norm(result, expected_total, max_norm, case)
     report_pass(ex, f"equals torch.nn.utils.clip_grad_norm_ ({len(cases)} cases)")
+
+
+def _explain_wrong_gradients(clip_grad_norm: Callable, params: list, before: list, after: list, expected_total: float,
+                             max_norm: float, *, as_generator: bool, case: str, one_parameter: list) -> None:
+    """Why the clipped gradients are wrong (always raises): unchanged, a known mistake, a wrong common factor, or a
+    norm taken per parameter (right for ``one_parameter`` alone)."""
+    ex = "clip_grad_norm"
+    expected_grads, _ = _clip_reference(before, max_norm)
+    clipping = expected_total > max_norm
+    if clipping and _grads_close(after, before):
+        if as_generator:
+            raise AnswerError(ex, "the gradients are unchanged when the parameters come as a generator: a "
+                                  "generator (like model.parameters()) is empty the second time you loop "
+                                  "over it. Start with parameters = list(parameters).")
+        raise AnswerError(ex, "the .grad tensors are unchanged: scale each p.grad in place (p.grad.mul_(coef) "
+                              "or p.grad *= coef). Computing new tensors, or assigning to a loop variable, "
+                              f"leaves the gradients the optimizer will use as they were{case_note(case)}.")
+    for name, message, wrong in _clip_variants(before, max_norm):
+        if _grads_close(after, wrong) and not _grads_close(wrong, expected_grads):
+            raise AnswerError(ex, f"{message}{case_note(case)}")
+    coefficient = _common_factor(after, before)
+    if coefficient is not None:
+        named = {"max_norm": max_norm, "total_norm": expected_total,
+                 "the norm of the parameters themselves": math.sqrt(sum(float(p.detach().double().pow(2).sum())
+                                                                        for p in params)),
+                 "the norm of the parameters themselves (those with a gradient), not of their gradients":
+                     math.sqrt(sum(float(p.detach().double().pow(2).sum()) for p, g in zip(params, before)
+                                   if g is not None)),
+                 "the number of gradient entries": sum(g.numel() for g in before if g is not None)}
+        formula = express(coefficient, named, rel_tol=1e-4)
+        if formula:
+            raise AnswerError(ex, f"you scaled every gradient by {coefficient:.4g} = {formula}; the factor is "
+                                  f"max_norm / total_norm = {max_norm / expected_total:.4g}, with total_norm the "
+                                  f"norm of all the gradients (p.grad) together{case_note(case)}.")
+    alone = one_parameter[:1]
+    alone_before = [alone[0].grad.clone()]
+    alone_expected, _ = _clip_reference(alone_before, max_norm)
+    if not isinstance(call_answer_each(ex, clip_grad_norm, [(([alone[0]], max_norm), {})], banned=_CLIP_BUILTINS,
+                                       reason=WRITE_IT_YOURSELF)[0], AnswerError) \
+            and _grads_close([alone[0].grad], alone_expected):
+        raise AnswerError(ex, "your clipping is right for one parameter but wrong for several: the norm is "
+                              "taken over all the gradients together, sqrt(sum of every squared entry), and "
+                              f"every gradient is scaled by the same factor{case_note(case)}.")
+    raise AnswerError(ex, f"the gradients after clipping are wrong{case_note(case)}: each should be "
+                          f"multiplied by min(1, max_norm / total_norm), with total_norm = {expected_total:.4g}.")
+
+
+def _check_returned_norm(result: Any, expected_total: float, max_norm: float, case: str) -> None:
+    """The returned value is the total norm of the gradients before clipping."""
+    ex = "clip_grad_norm"
+    total = _as_number(ex, result, case)
+    if not math.isclose(total, expected_total, rel_tol=1e-4, abs_tol=1e-6):
+        if expected_total > max_norm and math.isclose(total, max_norm, rel_tol=1e-4):
+            raise AnswerError(ex, f"you returned the norm after clipping ({total:.4g}); return the total norm "
+                                  f"BEFORE clipping ({expected_total:.4g}), which tells you how large the "
+                                  f"gradient really was{case_note(case)}.")
+        if math.isclose(total, expected_total ** 2, rel_tol=1e-4):
+            raise AnswerError(ex, f"you returned the squared norm: take the square root{case_note(case)}.")
+        raise AnswerError(ex, f"the returned norm is {total:.6g}, the total norm of the gradients before "
+                              f"clipping is {expected_total:.6g}{case_note(case)}.")
 
 
 def _call_clip(ex: str, clip_grad_norm: Callable, parameters: Any, max_norm: float, case: str) -> Any:

@@ -407,7 +407,21 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     _run(sample_next, requests + extra)  # one trip
     for case, request in zip(cases, requests):
         _check_case(case, request)
-    # one row of logits (vocab,): one id, a 0-dimensional tensor; top_k = 1 leaves only the largest logit
+    _check_single_row(single, row)
+    _check_generator(first, again, other, used)
+    _check_whole_vocabulary(whole, vocab)
+    # bad arguments
+    _expect_value_error(zero, "a temperature must be positive (logits / 0 is not a distribution).")
+    _expect_value_error(negative, "a temperature must be positive; a negative one would favour the LEAST likely tokens.")
+    _expect_value_error(too_many, f"top_k cannot be larger than the vocabulary ({vocab} tokens).")
+    report_pass(ex, f"draw frequencies match softmax(logits / T) over the top k in {len(cases)} cases, {draws} draws per "
+                    "row; reproducible with a seeded generator; ValueError for a bad temperature or top_k")
+
+
+def _check_single_row(single: _Request, row: torch.Tensor) -> None:
+    """One row of logits (vocab,): one id, a 0-dimensional tensor; top_k = 1 leaves only the largest logit."""
+    ex = EXERCISE
+    vocab = row.shape[-1]
     note = "one row of logits (vocab,), top_k 1"
     try:
         one = _ids(single, note)
@@ -422,7 +436,11 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     if int(one) != int(torch.argmax(row)):
         raise AnswerError(ex, f"with top_k = 1 only the largest logit is kept, so the id must be {int(torch.argmax(row))} "
                               f"(the argmax), got {int(one)}{case_note(note)}.")
-    # the generator: alike seeds give alike ids, other seeds other ids
+
+
+def _check_generator(first: _Request, again: _Request, other: _Request, used: _Request) -> None:
+    """The generator: alike seeds give alike ids, other seeds other ids, a used generator goes on where it was."""
+    ex = EXERCISE
     if not torch.equal(_ids(first, "a seeded generator"), _ids(again, "a seeded generator")):
         raise AnswerError(ex, "two calls with generators seeded alike gave different ids: draw every random number from "
                               "the `generator` argument (torch.multinomial(probs, 1, generator=generator)).")
@@ -433,7 +451,11 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
         raise AnswerError(ex, "a generator that had already drawn a number gave the same ids as a fresh one with the same "
                               "seed: your function starts the generator over (manual_seed, initial_seed()). Draw from "
                               "the `generator` as it is given, so that two calls in a row give two different draws.")
-    # top_k equal to the vocabulary is allowed: it keeps every token
+
+
+def _check_whole_vocabulary(whole: _Request, vocab: int) -> None:
+    """top_k equal to the vocabulary is allowed: it keeps every token."""
+    ex = EXERCISE
     try:
         _ids(whole, f"top_k = {vocab}, the vocabulary size")
     except AnswerError as err:
@@ -443,9 +465,3 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
                                   f"{raised[1]}; top_k equal to the vocabulary is allowed "
                                   "(it keeps every token): raise ValueError only when top_k is LARGER.") from None
         raise
-    # bad arguments
-    _expect_value_error(zero, "a temperature must be positive (logits / 0 is not a distribution).")
-    _expect_value_error(negative, "a temperature must be positive; a negative one would favour the LEAST likely tokens.")
-    _expect_value_error(too_many, f"top_k cannot be larger than the vocabulary ({vocab} tokens).")
-    report_pass(ex, f"draw frequencies match softmax(logits / T) over the top k in {len(cases)} cases, {draws} draws per "
-                    "row; reproducible with a seeded generator; ValueError for a bad temperature or top_k")

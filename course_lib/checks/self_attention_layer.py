@@ -64,6 +64,25 @@ def _correct_softmax(x, dim=-1):
 _CORRECT_HELPERS = {"attention_scores": reference_scores, "softmax": _correct_softmax}
 
 
+def _probes(Q, K, V, mask, batch: tuple[int, ...], n: int, dtype: torch.dtype, device: Any) -> list[Probe]:
+    """The same call without its mask, and with the identity for V (so that the output is the weights)."""
+    probes = [Probe("without a mask", (Q, K, V), {"mask": None},
+                    "look at how you apply the mask: it is True where attention is allowed, so fill -inf where "
+                    "it is False (~mask), before the softmax, and assign the result (masked_fill returns a new "
+                    "tensor)")] if mask is not None else []
+    probes.append(Probe("when V is the identity (so the output is the weights)",
+                        (Q, K, torch.eye(n, dtype=dtype, device=device).expand(*batch, n, n)), {"mask": mask},
+                        "the weights are right: look at how you combine them with V (output = weights @ V)"))
+    return probes
+
+
+def _locate_in(self_attention: Callable, probes: list[Probe], part: int) -> Callable[[], str | None]:
+    """Where the output (``part`` 0) or the weights (1) go wrong, from the answer on the probes."""
+    return lambda: run_probes("self_attention", self_attention, reference_attention, probes, pick=lambda r: r[part],
+                              what=("the returned output", "the returned weights")[part],
+                              banned=ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
+
+
 def check_self_attention(
     self_attention: Callable, *, batch: tuple[int, ...] = (2,), n: int = 5, d_k: int = 3, d_v: int = 4,
     dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None, masks: tuple[str, ...] = ("none", "causal"),
@@ -93,19 +112,7 @@ def check_self_attention(
         output, weights = result
         variants = _attention_variants()
         inputs = (Q, K, V, mask)
-        probes = [Probe("without a mask", (Q, K, V), {"mask": None},
-                        "look at how you apply the mask: it is True where attention is allowed, so fill -inf where "
-                        "it is False (~mask), before the softmax, and assign the result (masked_fill returns a new "
-                        "tensor)")] if mask is not None else []
-        probes.append(Probe("when V is the identity (so the output is the weights)",
-                            (Q, K, torch.eye(n, dtype=dtype, device=device).expand(*batch, n, n)), {"mask": mask},
-                            "the weights are right: look at how you combine them with V (output = weights @ V)"))
-
-        def explore(part):
-            return lambda: run_probes(ex, self_attention, reference_attention, probes, pick=lambda r: r[part],
-                                 what=("the returned output", "the returned weights")[part],
-                                 banned=ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes=_CORRECT_HELPERS)
-
+        probes = _probes(Q, K, V, mask, batch, n, dtype, device)
         if (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor) and output.shape == expected_w.shape
                 and weights.shape == expected_out.shape and expected_w.shape != expected_out.shape):
             raise AnswerError(ex, f"the pair is in the wrong order: return (output, weights), the output first{case_note(label)}.")
@@ -113,12 +120,12 @@ def check_self_attention(
         no_effect = "as if there were no mask: your mask has no effect (masked_fill returns a new tensor: assign it)"
         positions = (*["batch"] * len(batch), "query position")
         compare_answer(ex, weights, expected_w, inputs=inputs, variants=variants, what="the returned weights",
-                       case=label, pick=lambda r: r[1], locate=explore(1),
+                       case=label, pick=lambda r: r[1], locate=_locate_in(self_attention, probes, 1),
                        terms=Terms(axes=(*positions, "key position"), sums_to_one=-1,
                                    others={no_effect: unmasked[1]} if mask is not None else {}))
         scores = reference_scores(Q, K) if mask is None else reference_scores(Q, K).masked_fill(~mask, 0.0)
         compare_answer(ex, output, expected_out, inputs=inputs, variants=variants, what="the returned output",
-                       case=label, pick=lambda r: r[0], locate=explore(0),
+                       case=label, pick=lambda r: r[0], locate=_locate_in(self_attention, probes, 0),
                        terms=Terms(axes=(*positions, "value feature"),
                                    others={"from the scores instead of the softmax weights (scores @ V; the output is "
                                            "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))
