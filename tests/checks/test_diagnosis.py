@@ -10,7 +10,8 @@ from course_lib.checks import lstm as lstm_checks
 from course_lib.checks import ngrams as ngram_checks
 from course_lib.checks import rnn as rnn_checks
 from course_lib.diagnosis import Terms, diagnose, express
-from course_lib.grading import AnswerError, Probe, case_note, describe_value, hidden_cases, report_pass, run_probes
+from course_lib.grading import (AnswerError, Probe, case_note, compare_answer, describe_value, hidden_cases,
+                                report_pass, run_probes)
 
 g = torch.Generator().manual_seed(0)
 E = torch.randn(2, 5, 4, generator=g, dtype=torch.float64)  # (batch, time, feature)
@@ -110,6 +111,16 @@ def test_run_probes_names_the_input_whose_use_is_wrong():
               Probe("when x is zero", (torch.zeros_like(x), b), hint="look at x")]
     sentence = run_probes("ex", right_when_b_is_zero, lambda x, b: torch.tanh(x + b), probes, what="h")
     assert sentence == "h is right when b is zero but wrong when x is zero: look at b."
+
+
+def test_compare_answer_says_where_locate_finds_the_mistake():
+    own = torch.Generator().manual_seed(1)
+    expected = torch.randn(3, 4, generator=own)
+    answer = expected + torch.randn(3, 4, generator=own)  # no relation the general diagnosis knows
+    with pytest.raises(AnswerError, match=r"^ex: the mistake is in row 2 \(test case: one\)$"):
+        compare_answer("ex", answer, expected, case="one", locate=lambda: "the mistake is in row 2")
+    with pytest.raises(AnswerError, match="the right shape but the wrong values"):
+        compare_answer("ex", answer, expected, locate=lambda: None)
 
 
 def test_hidden_cases_keep_their_parameters(capsys):
