@@ -142,15 +142,16 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
     want, got = tuple(e.shape), tuple(a.shape)
     if a.dim() == e.dim() and a.dim() <= 5 and sorted(got) == sorted(want):
         for perm in itertools.permutations(range(a.dim())):
-            if perm != tuple(range(a.dim())) and tuple(a.permute(perm).shape) == want and pair.is_right(a.permute(perm)):
+            if (perm != tuple(range(a.dim())) and tuple(a.permute(perm).shape) == want
+                    and pair.is_right(a.permute(perm))):
                 moved = [i for i in range(a.dim()) if perm[i] != i]
                 names = [terms.axis_name(i, e.dim()) for i in moved]
-                return (f"{what} {verb(what, 'has')} the right values with its axes in the wrong order: shape {got} where {want} is "
-                        f"expected (the {list_words(names)} axes are swapped).")
+                return (f"{what} {verb(what, 'has')} the right values with its axes in the wrong order: shape {got} "
+                        f"where {want} is expected (the {list_words(names)} axes are swapped).")
     if a.numel() == e.numel() and a.numel() > 0 and pair.is_right(a.reshape(want)):
         if [s for s in got if s != 1] == [s for s in want if s != 1]:
-            return (f"{what} {verb(what, 'has')} the right values but shape {got} instead of {want}: an axis of size 1 is "
-                    f"{'extra' if a.dim() > e.dim() else 'missing'}.")
+            return (f"{what} {verb(what, 'has')} the right values but shape {got} instead of {want}: an axis of size 1 "
+                    f"is {'extra' if a.dim() > e.dim() else 'missing'}.")
         return (f"{what} {verb(what, 'holds')} the right numbers laid out as shape {got}; they belong in shape {want} "
                 "(a reshape or view where a transpose was needed, or the other way round).")
     if a.dim() == e.dim():  # one axis of another size: is it another size of the exercise?
@@ -162,28 +163,31 @@ def _wrong_shape(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, term
             right = [n for n, v in terms.sizes.items() if v == want[axis]]
             if abs(got[axis] - want[axis]) == 1:  # two readings: say both
                 also = f", or {named[0]} where {want[axis]}{' = ' + right[0] if right else ''} belongs" if named else ""
-                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one {'fewer' if got[axis] < want[axis] else 'more'} "
-                        f"than the {want[axis]} expected (shape {want}): off by one, a range that stops one step early or late"
-                        f"{also}?")
+                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, one "
+                        f"{'fewer' if got[axis] < want[axis] else 'more'} than the {want[axis]} expected (shape "
+                        f"{want}): off by one, a range that stops one step early or late{also}?")
             if named:
-                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, which is "
-                        f"{named[0]}, where {want[axis]}{' = ' + right[0] if right else ''} is expected (shape {want}).")
+                return (f"{what} {verb(what, 'has')} {got[axis]} entries along the {name} axis, which is {named[0]}, "
+                        f"where {want[axis]}{' = ' + right[0] if right else ''} is expected (shape {want}).")
     if a.dim() + 1 == e.dim():  # one axis too few: a single slice of it, or a sum or mean over it
         for axis in range(e.dim()):
             name = terms.axis_name(axis, e.dim())
             for index, which in ((0, "first"), (-1, "last")):
                 if e.shape[axis] > 1 and pair.near(a, e.select(axis, index)):
-                    return f"{what} {verb(what, 'is')} only the {which} {name} (shape {got}); return every {name}: shape {want}."
+                    return (f"{what} {verb(what, 'is')} only the {which} {name} (shape {got}); return every {name}: "
+                            f"shape {want}.")
             if pair.near(a, e.sum(axis)):
-                return f"{what} {verb(what, 'is')} summed over the {name} axis (shape {got}); keep that axis: shape {want}."
+                return (f"{what} {verb(what, 'is')} summed over the {name} axis (shape {got}); keep that axis: "
+                        f"shape {want}.")
             if pair.near(a, e.mean(axis)):
-                return f"{what} {verb(what, 'is')} averaged over the {name} axis (shape {got}); keep that axis: shape {want}."
+                return (f"{what} {verb(what, 'is')} averaged over the {name} axis (shape {got}); keep that axis: "
+                        f"shape {want}.")
     if a.dim() == e.dim() + 1:  # one axis too many
         for axis in range(a.dim()):
             for reduce, word in ((a.sum, "sum"), (a.mean, "average")):
                 if pair.is_right(reduce(axis)):
-                    return (f"{what} {verb(what, 'has')} an extra axis {axis} of size {got[axis]} (shape {got}): its {word} over that "
-                            f"axis is the right answer, shape {want}.")
+                    return (f"{what} {verb(what, 'has')} an extra axis {axis} of size {got[axis]} (shape {got}): its "
+                            f"{word} over that axis is the right answer, shape {want}.")
     return None
 
 
@@ -192,8 +196,9 @@ def _dtype_or_device(answer: torch.Tensor, expected: torch.Tensor, pair: _Pair, 
         return None
     parts = []
     if answer.dtype != expected.dtype:
-        parts.append(f"dtype {str(answer.dtype).replace('torch.', '')} where {str(expected.dtype).replace('torch.', '')} "
-                     "is expected (the inputs' dtype: create new tensors with dtype=<an input>.dtype)")
+        parts.append(f"dtype {str(answer.dtype).replace('torch.', '')} where "
+                     f"{str(expected.dtype).replace('torch.', '')} is expected (the inputs' dtype: create new tensors "
+                     "with dtype=<an input>.dtype)")
     if answer.device != expected.device:
         parts.append(f"on {answer.device} where {expected.device} is expected (create new tensors on the inputs' "
                      "device)")
@@ -204,7 +209,8 @@ def _not_finite(pair: _Pair, terms: Terms, what: str) -> str | None:
     bad = ~torch.isfinite(pair.a) & torch.isfinite(pair.e)
     if not bool(bad.any()):
         return None
-    kinds = [word for word, mask in (("NaN", torch.isnan(pair.a)), ("inf", torch.isinf(pair.a))) if bool((mask & bad).any())]
+    kinds = [word for word, mask in (("NaN", torch.isnan(pair.a)), ("inf", torch.isinf(pair.a)))
+             if bool((mask & bad).any())]
     count, total = int(bad.sum()), bad.numel()
     first = [int(i) for i in bad.nonzero()[0]]
     where = ", ".join(f"{terms.axis_name(k, pair.a.dim())} {i}" for k, i in enumerate(first)) or "the value"
@@ -214,8 +220,8 @@ def _not_finite(pair: _Pair, terms: Terms, what: str) -> str | None:
     hint = (" Where does it come from? exp of a large number overflows to inf, and inf - inf or 0 * inf is NaN "
             "(subtract the maximum before exp); a row whose scores are all -inf (every position masked) gives NaN "
             "after the softmax; and the log of 0 is -inf.")
-    return (f"{what} {verb(what, 'has')} {' and '.join(kinds)} in {count} of {total} entries (the first at {where}) where the correct "
-            f"answer is finite.{tail}{hint}")
+    return (f"{what} {verb(what, 'has')} {' and '.join(kinds)} in {count} of {total} entries (the first at {where}) "
+            f"where the correct answer is finite.{tail}{hint}")
 
 
 def _should_be_infinite(pair: _Pair, terms: Terms, what: str) -> str | None:
@@ -224,11 +230,12 @@ def _should_be_infinite(pair: _Pair, terms: Terms, what: str) -> str | None:
         return None
     sign = "-inf" if float(pair.e[missing][0]) < 0 else "inf"
     if pair.a.numel() == 1:
-        return (f"{what} {verb(what, 'is')} {_fmt(float(pair.a.reshape(-1)[0]))}, but the correct answer is {sign}: a probability of 0 "
-                "somewhere makes the log -inf; return that instead of skipping or clamping it.")
+        return (f"{what} {verb(what, 'is')} {_fmt(float(pair.a.reshape(-1)[0]))}, but the correct answer is {sign}: a "
+                "probability of 0 somewhere makes the log -inf; return that instead of skipping or clamping it.")
     first = [int(i) for i in missing.nonzero()[0]]
     where = ", ".join(f"{terms.axis_name(k, pair.a.dim())} {i}" for k, i in enumerate(first))
-    return f"{what} {verb(what, 'is')} finite where the correct answer is {sign} (the first at {where}): those entries must stay {sign}."
+    return (f"{what} {verb(what, 'is')} finite where the correct answer is {sign} (the first at {where}): those "
+            f"entries must stay {sign}.")
 
 
 def _same_shape_transpose(pair: _Pair, terms: Terms, what: str) -> str | None:
@@ -252,15 +259,16 @@ def _factor(pair: _Pair, terms: Terms, what: str) -> str | None:
     if abs(c) < 1e-12 or math.isclose(c, 1.0, rel_tol=1e-3) or not pair.near(a, c * e):
         return None
     named = relate_number(c, terms.sizes)
-    if a.numel() < 3 and not named:  # one or two numbers are always a multiple of each other: say it only when it means something
+    # one or two numbers are always a multiple of each other: say it only when it means something
+    if a.numel() < 3 and not named:
         return None
     if math.isclose(c, -1.0, rel_tol=1e-3):
         return f"{what} {verb(what, 'has')} the right size but the opposite sign everywhere: a sign is flipped."
     if terms.divisor is not None:
         name, value = terms.divisor
         used = value / c
-        return (f"{what} {verb(what, 'is')} the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} where the "
-                f"division is by {name} = {_fmt(value)}.")
+        return (f"{what} {verb(what, 'is')} the correct answer times {_fmt(c)}{named}: you divided by {_fmt(used)} "
+                f"where the division is by {name} = {_fmt(value)}.")
     hint = ""
     if named.startswith(" (= 1 / the number of"):
         hint = " A mean where a sum belongs?"
@@ -281,14 +289,15 @@ def _shift(pair: _Pair, terms: Terms, what: str) -> str | None:
     if a.numel() < 3 and not named:
         return None
     if pair.near(a, e + c):
-        return f"{what} {verb(what, 'is')} the correct answer {'plus' if c > 0 else 'minus'} {_fmt(abs(c))}{named}, everywhere: a constant term is off."
+        return (f"{what} {verb(what, 'is')} the correct answer {'plus' if c > 0 else 'minus'} {_fmt(abs(c))}{named}, "
+                "everywhere: a constant term is off.")
     if a.dim() >= 2 and a.shape[-1] > 1:
         per_row = d.mean(-1, keepdim=True)
         if pair.near(a, e + per_row):  # d is the same along the last axis: one number per row is off
             name = terms.axis_name(-1, a.dim())
-            return (f"{what} {verb(what, 'differs')} from the correct answer by one number per row (the same all along the {name} "
-                    "axis, different from row to row): something you add or subtract per row, such as a normaliser "
-                    "(the log of a sum) or a maximum, is left out or computed over the wrong axis.")
+            return (f"{what} {verb(what, 'differs')} from the correct answer by one number per row (the same all along "
+                    f"the {name} axis, different from row to row): something you add or subtract per row, such as a "
+                    "normaliser (the log of a sum) or a maximum, is left out or computed over the wrong axis.")
     return None
 
 
@@ -315,14 +324,16 @@ def _elementwise(pair: _Pair, terms: Terms, what: str) -> str | None:
 def _rounded(pair: _Pair, terms: Terms, what: str) -> str | None:
     for decimals in range(0, 5):
         rounded = torch.round(pair.e, decimals=decimals)
-        if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0, atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
+        if not pair.near(rounded, pair.e) and bool(torch.allclose(pair.a, rounded, rtol=0,
+                                                                  atol=1e-12 + 0.5 * 10 ** -(decimals + 3))):
             if decimals == 0:
                 saturated = (", or a softmax saturates to 0s and 1s because its scores are too large (not scaled down)"
                              if terms.sums_to_one is not None else "")
-                return (f"{what} {verb(what, 'holds')} whole numbers where the correct values have fractions: an integer division "
-                        f"(//) or int() cuts them off{saturated}.")
-            return (f"{what} {verb(what, 'is')} the correct answer rounded to {decimals} decimal{'s' if decimals != 1 else ''}: keep "
-                    "full precision (compute it; do not copy rounded numbers).")
+                return (f"{what} {verb(what, 'holds')} whole numbers where the correct values have fractions: an "
+                        f"integer division (//) or int() cuts them off{saturated}.")
+            return (f"{what} {verb(what, 'is')} the correct answer rounded to {decimals} "
+                    f"decimal{'s' if decimals != 1 else ''}: keep full precision (compute it; do not copy rounded "
+                    "numbers).")
     return None
 
 
@@ -342,12 +353,13 @@ def _layer_norm(pair: _Pair, terms: Terms, what: str) -> str | None:
             bool(torch.allclose(var, torch.ones_like(var), atol=2e-2))
 
     if standard(last, correction=1) and not standard(last):
-        return (f"{what} {verb(what, 'is')} normalised over the right axis, but with the unbiased variance (divided by n - 1): "
-                "LayerNorm divides by n (unbiased=False, or correction=0).")
+        return (f"{what} {verb(what, 'is')} normalised over the right axis, but with the unbiased variance (divided by "
+                "n - 1): LayerNorm divides by n (unbiased=False, or correction=0).")
     for axis in range(pair.a.dim() - 1):
         if pair.a.shape[axis] > 1 and standard(axis) and not standard(last):
-            return (f"{what} {verb(what, 'is')} normalised over the {terms.axis_name(axis, pair.a.dim())} axis; LayerNorm takes the "
-                    f"mean and the variance over the {name} axis (dim=-1), each position on its own.")
+            return (f"{what} {verb(what, 'is')} normalised over the {terms.axis_name(axis, pair.a.dim())} axis; "
+                    f"LayerNorm takes the mean and the variance over the {name} axis (dim=-1), each position on its "
+                    "own.")
     return None
 
 
@@ -367,16 +379,17 @@ def _along_axis(pair: _Pair, terms: Terms, what: str) -> str | None:
         for step in (1, -1):
             if pair.is_right(a.roll(step, axis)) and not pair.near(e.roll(step, axis), e):
                 later = "one position later" if step == -1 else "one position earlier"
-                return f"{what} {verb(what, 'is')} shifted by one along the {name} axis: each {name} holds what belongs {later} (wrapped around)."
+                return (f"{what} {verb(what, 'is')} shifted by one along the {name} axis: each {name} holds what "
+                        f"belongs {later} (wrapped around).")
         if n > 2:
             head, tail = a.narrow(axis, 0, n - 1), a.narrow(axis, 1, n - 1)
             e_head, e_tail = e.narrow(axis, 0, n - 1), e.narrow(axis, 1, n - 1)
             if pair.near(tail, e_head) and not pair.near(e_tail, e_head):
-                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the value that belongs "
-                        f"at {name} t-1 (one step behind).")
+                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the "
+                        f"value that belongs at {name} t-1 (one step behind).")
             if pair.near(head, e_tail) and not pair.near(e_tail, e_head):
-                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the value that belongs "
-                        f"at {name} t+1 (one step ahead).")
+                return (f"{what} {verb(what, 'is')} shifted by one step along the {name} axis: {name} t holds the "
+                        f"value that belongs at {name} t+1 (one step ahead).")
     return None
 
 
@@ -400,14 +413,16 @@ def _sums(pair: _Pair, terms: Terms, what: str) -> str | None:
     if pair.near(sums, ones):
         return None
     if bool((pair.a < -pair.atol).any()):
-        return f"{what} {verb(what, 'has')} negative entries, so it is not a probability distribution along the {name} axis."
+        return (f"{what} {verb(what, 'has')} negative entries, so it is not a probability distribution along the "
+                f"{name} axis.")
     for other in range(pair.a.dim()):
-        if other != axis and pair.a.shape[other] > 1 and pair.near(pair.a.sum(other), torch.ones_like(pair.a.sum(other))):
-            return (f"{what} {verb(what, 'sums')} to 1 along the {terms.axis_name(other, pair.a.dim())} axis instead of along the "
-                    f"{name} axis.")
+        if other != axis and pair.a.shape[other] > 1 and pair.near(pair.a.sum(other),
+                                                                   torch.ones_like(pair.a.sum(other))):
+            return (f"{what} {verb(what, 'sums')} to 1 along the {terms.axis_name(other, pair.a.dim())} axis instead "
+                    f"of along the {name} axis.")
     low, high = float(sums.min()), float(sums.max())
-    return (f"{what} {verb(what, 'does')} not sum to 1 along the {name} axis (the sums go from {_fmt(low)} to {_fmt(high)}): "
-            "normalise by the sum along that axis.")
+    return (f"{what} {verb(what, 'does')} not sum to 1 along the {name} axis (the sums go from {_fmt(low)} to "
+            f"{_fmt(high)}): normalise by the sum along that axis.")
 
 
 def _parts(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str | None:
@@ -421,7 +436,8 @@ def _parts(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str | N
     good = [n for n, block in zip(names, blocks) if bool(block.all())]
     bad = [n for n, block in zip(names, blocks) if not bool(block.all())]
     if good and bad:
-        return f"{what} {verb(what, 'is')} right in the {list_words(good)} part and wrong in the {list_words(bad)} part."
+        return (f"{what} {verb(what, 'is')} right in the {list_words(good)} part and wrong in the {list_words(bad)} "
+                "part.")
     return None
 
 
@@ -464,8 +480,8 @@ def _some_slices(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> s
     (clean, _), axis, good, bad = best
     name = terms.axis_name(axis, a.dim())
     how = "" if clean else " (partly)"
-    return (f"{what} {verb(what, 'is')} right for {name} {_positions(good)} and wrong{how} for {name} {_positions(bad)}: "
-            f"look at what differs for those.")
+    return (f"{what} {verb(what, 'is')} right for {name} {_positions(good)} and wrong{how} for {name} "
+            f"{_positions(bad)}: look at what differs for those.")
 
 
 def _fraction(pair: _Pair, terms: Terms, what: str, right: torch.Tensor) -> str | None:

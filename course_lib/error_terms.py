@@ -45,8 +45,8 @@ def _shape(text: str) -> str:
 
 def _broadcast(m: re.Match) -> str:
     a, b, dim = m.group(1), m.group(2), m.group(3)
-    return (f"two tensors whose sizes do not line up: {a} against {b} along dimension {dim}. A reduction that drops its "
-            "axis (`sum`, `max`, `mean` without `keepdim=True`) is the usual cause; or an index on the wrong axis "
+    return (f"two tensors whose sizes do not line up: {a} against {b} along dimension {dim}. A reduction that drops "
+            "its axis (`sum`, `max`, `mean` without `keepdim=True`) is the usual cause; or an index on the wrong axis "
             "(`x[t]` takes a row of the batch, `x[:, t]` a time step); or an operand that needs a transpose.")
 
 
@@ -61,14 +61,15 @@ def _reshape(m: re.Match) -> str:
 def _matmul(m: re.Match) -> str:
     rows_a, inner_a, inner_b, cols_b = m.groups()
     return (f"a matrix product of a ({rows_a}, {inner_a}) by a ({inner_b}, {cols_b}): the inner sizes {inner_a} and "
-            f"{inner_b} must be equal. Look at where each comes from: a size fixed in the code or taken from a notebook "
-            "global rather than from the input's shape, a weight that needs a transpose (`W.T`), or the wrong weight.")
+            f"{inner_b} must be equal. Look at where each comes from: a size fixed in the code or taken from a "
+            "notebook global rather than from the input's shape, a weight that needs a transpose (`W.T`), or the wrong "
+            "weight.")
 
 
 def _dimension(m: re.Match) -> str:
     low, high, got = (int(g) for g in m.groups())
-    return (f"dim {got} of a tensor with {high + 1} dimension{'s' if high else ''} (dims {low} to {high}): the input has "
-            "fewer axes than your code expects; `dim=-1` counts from the last.")
+    return (f"dim {got} of a tensor with {high + 1} dimension{'s' if high else ''} (dims {low} to {high}): the input "
+            "has fewer axes than your code expects; `dim=-1` counts from the last.")
 
 
 def _index(m: re.Match) -> str:
@@ -78,15 +79,15 @@ def _index(m: re.Match) -> str:
 
 
 def _unpack(m: re.Match) -> str:
-    return (f"`a, b, ... = ...` unpacks {m.group(2)} values where your code names {m.group(1)}: does the tensor or tuple "
-            "have the axes or parts you name?")
+    return (f"`a, b, ... = ...` unpacks {m.group(2)} values where your code names {m.group(1)}: does the tensor or "
+            "tuple have the axes or parts you name?")
 
 
 _RULES: tuple[tuple[str, Callable[[re.Match], str] | str], ...] = (
     (r"The size of tensor a \((\d+)\) must match the size of tensor b \((\d+)\) at non-singleton dimension (\d+)",
      _broadcast),
-    (r"The expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) at non-singleton dimension (\d+)",
-     _broadcast),
+    (r"The expanded size of the tensor \((\d+)\) must match the existing size \((\d+)\) "
+     r"at non-singleton dimension (\d+)", _broadcast),
     (r"shape '(\[[-\d, ]*\])' is invalid for input of size (\d+)", _reshape),
     (r"mat1 and mat2 shapes cannot be multiplied \((\d+)x(\d+) and (\d+)x(\d+)\)", _matmul),
     (r"size mismatch, got input \((\d+)\), mat \((\d+)x(\d+)\)",

@@ -457,7 +457,7 @@ def _namespace(tree: ast.Module, name: str) -> dict[str, Any]:
             try:
                 # the instructors' code
                 exec(compile(ast.Module([statement], []), "<solution>", "exec"), namespace)  # noqa: S102
-            except Exception:  # an import this machine lacks: the functions that need it are not mutated
+            except Exception:  # noqa: BLE001 (an import this machine lacks: what needs it is not mutated)
                 continue
     return namespace
 
@@ -479,7 +479,7 @@ def mutants_of(tree: ast.Module, name: str) -> tuple[Callable, list[Mutant]] | N
         scope = dict(namespace)
         try:
             exec(compile(ast.Module([changed], []), "<mutant>", "exec"), scope)  # noqa: S102
-        except Exception:  # a change that does not compile (a replaced target, say)
+        except Exception:  # noqa: BLE001 (a change that does not compile, a replaced target, say)
             continue
         found.append(Mutant(site, change, scope[name], less_likely))
     return namespace[name], found
@@ -566,13 +566,13 @@ def changes_that_explain(exercise: str, inputs: Sequence[Any], answer: torch.Ten
     try:
         if not same(_result(solution, inputs, pick), expected):
             return []
-    except Exception:
+    except Exception:  # noqa: BLE001 (the solution itself fails on these inputs: no change of it can be told)
         return []
 
     def reproduces(mutant: Mutant) -> bool:
         try:
             wrong = _result(mutant.function, inputs, pick, limited=True)
-        except Exception:  # this change cannot run on these inputs, or runs too long
+        except Exception:  # noqa: BLE001 (this change cannot run on these inputs, or runs too long)
             return False
         return isinstance(wrong, torch.Tensor) and same(answer, wrong) and not same(wrong, expected)
 
@@ -589,7 +589,7 @@ def changes_that_raise(exercise: str, inputs: Sequence[Any], error_type: str, te
     solution, mutants = found
     try:
         _result(solution, inputs, None)
-    except Exception:
+    except Exception:  # noqa: BLE001 (the solution itself fails on these inputs: no change of it can be told)
         return []
 
     def reproduces(mutant: Mutant) -> bool:
@@ -597,7 +597,7 @@ def changes_that_raise(exercise: str, inputs: Sequence[Any], error_type: str, te
             _result(mutant.function, inputs, None, limited=True)
         except _RanTooLong:
             return False
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 (whatever the change raises is compared with the student's)
             return type(err).__name__ == error_type and str(err) == text
         return False
 

@@ -20,7 +20,8 @@ The real model and tokenizer, and the docstrings the checks take their English f
 :mod:`~course_lib.checks.bert_common`. Each check tries a catalogue of known wrong answers when the answer is wrong
 and names the mistake.
 """
-from course_lib.checks.bert_common import DOC_MODULES, corpus_words, docstrings, hf_minilm, real_vocab, tokenizer  # noqa: F401
+from course_lib.checks.bert_common import (  # noqa: F401
+    DOC_MODULES, corpus_words, docstrings, hf_minilm, real_vocab, tokenizer)
 from course_lib.checks.bert_embedding_layer import (  # noqa: F401
     EMBEDDING_KEYS, bert_embeddings_mistakes, check_bert_embeddings, embedding_batch, minilm_embedding_weights,
     plain_bert_embeddings)

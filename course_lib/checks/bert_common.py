@@ -36,7 +36,8 @@ def tokenizer_bans() -> list[Banned]:
 
     tok_class = type(tokenizer())
     bans = [Banned(course_bert, name, f"course_lib.bert.{name}")
-            for name in ("minilm_tokenizer", "load_hf_minilm", "load_pretrained_minilm", "load_course_bert", "fill_mask")]
+            for name in ("minilm_tokenizer", "load_hf_minilm", "load_pretrained_minilm", "load_course_bert",
+                         "fill_mask")]
     for owner in {tok_class, PreTrainedTokenizerBase, *tok_class.__mro__[1:3]}:
         for attr in ("__call__", "tokenize", "encode", "encode_plus", "batch_encode_plus", "_tokenize",
                      "build_inputs_with_special_tokens", "create_token_type_ids_from_sequences", "_encode_plus",

@@ -112,18 +112,20 @@ def check_bert_embeddings(bert_embeddings: Callable, *, count: int = 3, seed: in
     got = call_answer(ex, bert_embeddings, ids.clone(), types.clone(), {k: t.clone() for k, t in w.items()},
                       banned=_embedding_bans(), reason=WRITE_IT_YOURSELF)
     gamma, beta = list(w.values())[-2:]
-    compare_answer(ex, got, expected, inputs=(ids, types, w), variants=bert_embeddings_mistakes(), what="the returned embeddings",
-                   case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, {str(dtype).replace('torch.', '')}",
+    compare_answer(ex, got, expected, inputs=(ids, types, w), variants=bert_embeddings_mistakes(),
+                   what="the returned embeddings",
+                   case=f"{count} real sentence pairs, input_ids {tuple(ids.shape)}, "
+                        f"{str(dtype).replace('torch.', '')}",
                    terms=Terms(axes=("sentence", "token position", "hidden unit"), layer_norm=(gamma, beta)),
                    locate=lambda: run_probes(ex, bert_embeddings, lambda i, t, ww: plain_bert_embeddings(i, t, ww), [
                        Probe(f"when the {table} table is zero", (ids, types, {**w, key: torch.zeros_like(w[key])}),
-                             hint=f"look at how the {table} embeddings enter: token + position + segment are added first, "
-                                  "then LayerNorm")
+                             hint=f"look at how the {table} embeddings enter: token + position + segment are added "
+                                  "first, then LayerNorm")
                        for table, key in (("position", EMBEDDING_KEYS[1]), ("segment", EMBEDDING_KEYS[2]))] + [
                        Probe("when the position and segment tables are both zero",
                              (ids, types, {**w, EMBEDDING_KEYS[1]: torch.zeros_like(w[EMBEDDING_KEYS[1]]),
                                            EMBEDDING_KEYS[2]: torch.zeros_like(w[EMBEDDING_KEYS[2]])}),
-                             hint="look at the order: add the token, position and segment embeddings first, then LayerNorm "
-                                  "the sum")],
+                             hint="look at the order: add the token, position and segment embeddings first, then "
+                                  "LayerNorm the sum")],
                        what="the returned embeddings", banned=_embedding_bans(), reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to all-MiniLM-L6-v2's embedding layer on input_ids {tuple(ids.shape)}")

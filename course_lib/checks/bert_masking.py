@@ -53,7 +53,8 @@ def _call_masking(ex, mask_tokens, ids, special, seed, vocab_size, mask_id):
     for what, x in (("inputs", inputs), ("labels", labels)):
         check_tensor(ex, x, what=f"the returned {what}", shape=ids.shape, device=ids.device)
         if x.dtype != ids.dtype:
-            raise AnswerError(ex, f"the returned {what} should have the dtype of input_ids ({ids.dtype}), got {x.dtype}.")
+            raise AnswerError(ex, f"the returned {what} should have the dtype of input_ids ({ids.dtype}), got "
+                                  f"{x.dtype}.")
     return inputs, labels
 
 
@@ -127,9 +128,9 @@ def _check_selection_rate(ids: torch.Tensor, special: torch.Tensor, inputs: torc
         elif bool((inputs[selected] == mask_id).all()):
             hint = (" Only your [MASK] positions have labels; the random and unchanged tokens are selected too and "
                     "must be predicted (their labels are the original ids).")
-        raise AnswerError(ex, f"your labels are set (not -100) at {100 * rate:.2f}% of the {n_plain} non-special tokens: "
-                              f"BERT selects 15% of them, and only a selected token gets a label (its original id); "
-                              f"every other label is -100.{hint}")
+        raise AnswerError(ex, f"your labels are set (not -100) at {100 * rate:.2f}% of the {n_plain} non-special "
+                              "tokens: BERT selects 15% of them, and only a selected token gets a label (its original "
+                              f"id); every other label is -100.{hint}")
     return rate
 
 
@@ -157,7 +158,8 @@ def _check_replacements(ids: torch.Tensor, inputs: torch.Tensor, selected: torch
     random_ids = inputs[randomised]
     if bool((random_ids < 0).any()) or bool((random_ids >= vocab_size).any()):
         raise AnswerError(ex, f"your random tokens must be ids in [0, vocab_size) = [0, {vocab_size}).")
-    if len(random_ids) > 1000 and (int(random_ids.max()) < 0.9 * vocab_size or int(random_ids.min()) > 0.1 * vocab_size):
+    if len(random_ids) > 1000 and (int(random_ids.max()) < 0.9 * vocab_size
+                                   or int(random_ids.min()) > 0.1 * vocab_size):
         raise AnswerError(ex, f"your random tokens lie between {int(random_ids.min())} and {int(random_ids.max())}; "
                               f"draw them uniformly from the whole vocabulary, torch.randint(vocab_size, ...).")
     return fractions

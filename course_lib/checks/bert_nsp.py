@@ -27,7 +27,8 @@ def nsp_sentences(count: int = 40, seed: int = 0) -> list[tuple[str, str]]:
     return [pairs[i] for i in torch.randperm(len(pairs), generator=g)[:count].tolist()]
 
 
-def plain_nsp_pair(a, b, cls_id, sep_id, *, last_sep=True, first_cls=True, sep_type=0, b_type=1, cls_type=0, swap=False):
+def plain_nsp_pair(a, b, cls_id, sep_id, *, last_sep=True, first_cls=True, sep_type=0, b_type=1, cls_type=0,
+                   swap=False):
     """[CLS] A [SEP] B [SEP] and its token types (0 for [CLS], A and the first [SEP]); or one known mistake."""
     if swap:
         a, b = b, a

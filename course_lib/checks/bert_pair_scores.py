@@ -16,7 +16,6 @@ from course_lib.grading import AnswerError, Banned, Variant, call_answer, case_n
 # ---------------------------------------------------------------------------
 # pair_scores(splits): WordPiece's merge score
 
-
 #: the lecture-style corpus of the notebook: four words, split into characters, with their counts
 LOW_NEWEST = {("l", "##o", "##w"): 5, ("l", "##o", "##w", "##e", "##r"): 2,
               ("n", "##e", "##w", "##e", "##s", "##t"): 6, ("w", "##i", "##d", "##e", "##s", "##t"): 3}
@@ -107,7 +106,8 @@ def pair_scores_mistakes() -> list[Variant]:
           "once per word.", pairs_once=True),
         v("pieces_from_pairs", "you count a only where it starts a pair and b only where it ends one; count(a) and "
           "count(b) count every occurrence of the piece, wherever it stands in the word.", pieces_from_pairs="roles"),
-        v("pieces_from_pair_ends", "you count the pieces from the pairs, so a piece inside a word counts twice (it is in "
+        v("pieces_from_pair_ends", "you count the pieces from the pairs, so a piece inside a word counts twice (it is "
+                                   "in "
           "two pairs) and a word's first and last piece once; count(a) counts each occurrence of the piece once.",
           pieces_from_pairs="ends"),
         v("prefix_stripped", "you count a piece and its '##' form (such as 'w' and '##w') as one piece; they are "
@@ -136,7 +136,8 @@ def pair_score_corpora(seed: int = 0, count: int = 2) -> list[dict]:
                                                                   generator=g))
             cuts = sorted({0, len(word), *(int(i) for i in torch.randint(1, max(2, len(word)), (len(word) // 2,),
                                                                          generator=g))})
-            split = tuple(("##" if start else "") + word[start:end] for start, end in zip(cuts, cuts[1:]) if end > start)
+            split = tuple(("##" if start else "") + word[start:end] for start, end in zip(cuts, cuts[1:])
+                          if end > start)
             corpus[split] = int(torch.randint(1, 21, (1,), generator=g))
         corpora.append(corpus)
     return corpora
@@ -244,5 +245,5 @@ def _describe_pair_scores(answer: dict, exact: dict, splits: dict) -> str:
         for piece in split:
             pieces[piece] += n
     n_ab = exact[a, b] * pieces[a] * pieces[b]
-    return (f"{len(wrong)} of the {len(exact)} scores are wrong, e.g. ({a!r}, {b!r}): yours {answer[a, b]:.6g}, "
-            f"right count(ab) / (count(a) * count(b)) = {n_ab} / ({pieces[a]} * {pieces[b]}) = {float(exact[a, b]):.6g}.")
+    return (f"{len(wrong)} of the {len(exact)} scores are wrong, e.g. ({a!r}, {b!r}): yours {answer[a, b]:.6g}, right "
+            f"count(ab) / (count(a) * count(b)) = {n_ab} / ({pieces[a]} * {pieces[b]}) = {float(exact[a, b]):.6g}.")

@@ -41,8 +41,8 @@ def hf_parameter_count(vocab_size, hidden, layers, intermediate, max_position=51
     return sum(p.numel() for p in model.parameters())
 
 
-def plain_bert_parameters(V, H, L, I, P=512, S=2, *, pooler=True, biases=True, norms=True, positions=True, segments=True,
-                          attention_matrices=4, ffn_matrices=2):
+def plain_bert_parameters(V, H, L, I, P=512, S=2, *, pooler=True, biases=True, norms=True, positions=True,
+                          segments=True, attention_matrices=4, ffn_matrices=2):
     """BertModel's parameter count by formula (V vocabulary, H hidden, L layers, I intermediate, P positions,
     S segments), with its pooler; or one known mistake."""
     b = 1 if biases else 0
@@ -111,7 +111,8 @@ def _count_by_argument(ex: str, bert_parameters: Callable, config: tuple, got: i
     gap = expected - got
     part = " or ".join(label for label, size in _bert_parts(*config).items() if size == abs(gap)) or None
     if part:
-        return f"Every argument moves your count rightly, but it is {abs(gap):,} {'short' if gap > 0 else 'over'}: {part}."
+        return (f"Every argument moves your count rightly, but it is {abs(gap):,} {'short' if gap > 0 else 'over'}: "
+                f"{part}.")
     return None
 
 

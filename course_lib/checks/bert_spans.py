@@ -68,7 +68,8 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
     """Against a brute force over every (start, end); with ties, any best span counts."""
     ex = "best_span"
     cases = span_cases(seed, count)
-    outs = call_answer_all(ex, best_span, [((start.clone(), end.clone(), max_len), {}) for start, end, max_len in cases])
+    outs = call_answer_all(ex, best_span, [((start.clone(), end.clone(), max_len), {})
+                                           for start, end, max_len in cases])
     for (start, end, max_len), out in zip(cases, outs):
         case = f"T = {len(start)}, max_len = {max_len}"
         try:
@@ -94,7 +95,8 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
                                   f"{case_note(case)}.{zeroed}")
         if j - i + 1 == max_len + 1:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens, one more than max_len = {max_len}: the span "
-                                  f"start..end has end - start + 1 tokens, which must be <= max_len{case_note(case)}.{zeroed}")
+                                  "start..end has end - start + 1 tokens, which must be <= "
+                                  f"max_len{case_note(case)}.{zeroed}")
         if j - i + 1 > max_len:
             raise AnswerError(ex, f"your span has {j - i + 1} tokens but max_len = {max_len}: you ignore max_len "
                                   f"(end - start + 1 <= max_len){case_note(case)}.{zeroed}")
@@ -112,6 +114,6 @@ def check_best_span(best_span: Callable, *, seed: int = 0, count: int = 30) -> N
         elif i == max(range(T), key=s.__getitem__) and bi != i:
             why = (" You kept the start at the argmax of start_logits; start and end are chosen together, so try "
                    "every start with every end after it.")
-        raise AnswerError(ex, f"({i}, {j}) scores {score:.4f} but ({bi}, {bj}) scores {best:.4f}: find the span with the "
-                              f"largest start_logits[start] + end_logits[end]{case_note(case)}.{why}")
+        raise AnswerError(ex, f"({i}, {j}) scores {score:.4f} but ({bi}, {bj}) scores {best:.4f}: find the span with "
+                              f"the largest start_logits[start] + end_logits[end]{case_note(case)}.{why}")
     report_pass(ex, "the best span of every case, against a brute force over all (start, end) pairs")

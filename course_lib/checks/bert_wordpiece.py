@@ -54,7 +54,8 @@ def wordpiece_mistakes(vocab) -> list[Variant]:
     return [
         v("shortest_first", "you take the shortest matching piece first; WordPiece is greedy longest-match-first: from "
           "each position, try the longest remaining substring, then shorter ones.", longest=False),
-        v("no_hashes", "continuation pieces must start with '##' (look up '##' + piece for every piece after the first); "
+        v("no_hashes", "continuation pieces must start with '##' (look up '##' + piece for every piece after the "
+                       "first); "
           "yours have no '##'.", hash_rest=False),
         v("hash_on_first", "you put '##' on the first piece too; only the pieces after the first (continuations) start "
           "with '##'.", hash_first=True),
@@ -116,7 +117,8 @@ def _as_pieces(ex: str, got: Any, word: str) -> list[str]:
         raise AnswerError(ex, f"should return a list of strings, got the string {got!r} (word: {word!r}); "
                               "for a word that cannot be split, return ['[UNK]'].")
     if not isinstance(got, (list, tuple)) or not all(isinstance(p, str) for p in got):
-        raise AnswerError(ex, f"should return a list of strings (the pieces), got {describe_value(got)} (word: {word!r}).")
+        raise AnswerError(ex, f"should return a list of strings (the pieces), got {describe_value(got)} (word: "
+                              f"{word!r}).")
     return list(got)
 
 
@@ -165,18 +167,19 @@ def check_wordpiece(wordpiece: Callable, *, vocab: str = "real", words: Sequence
                                   "were given: look every piece up in `vocab`.")
         plain = lambda pieces: "".join(p[2:] if p.startswith("##") else p for p in pieces)  # noqa: E731
         if UNK in got and UNK not in expected and any(len(p.removeprefix("##")) == 1 for p in expected):
-            raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: pieces of a single "
-                                  "character are in the vocabulary too, so try every length down to one character "
-                                  "before giving up with [UNK].")
+            raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: pieces of a "
+                                  "single character are in the vocabulary too, so try every length down to one "
+                                  "character before giving up with [UNK].")
         if UNK not in got and UNK not in expected and plain(got) == plain(expected) and len(got) != len(expected):
             first = next(i for i, (a, b) in enumerate(zip(got, expected)) if a != b)
             raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}: from piece "
-                                  f"{first} on yours are {'shorter' if len(got) > len(expected) else 'longer'} than the "
-                                  "longest piece in the vocabulary. At each position try the whole remaining string "
-                                  "first, then shorter and shorter ones, and take the first (longest) that is in the "
-                                  "vocabulary.")
+                                  f"{first} on yours are {'shorter' if len(got) > len(expected) else 'longer'} than "
+                                  "the longest piece in the vocabulary. At each position try the whole remaining "
+                                  "string first, then shorter and shorter ones, and take the first (longest) that is "
+                                  "in the vocabulary.")
         raise AnswerError(ex, f"the word {word!r} gives {got}; BERT's WordPiece gives {expected}"
-                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}.{_one_piece_or_many(words, answers, pieces_of)}")
+                              f"{' (vocabulary: ' + vocab + ')' if vocab != 'real' else ''}."
+                              f"{_one_piece_or_many(words, answers, pieces_of)}")
     where = "bert-base-uncased's 30522 pieces" if vocab == "real" else f"the {vocab!r} vocabulary"
     report_pass(ex, f"{len(words)} words equal to BERT's WordPiece with {where}")
 
@@ -185,6 +188,7 @@ def toy_words(vocab) -> tuple[str, ...]:
     """The words a check splits with one of :func:`toy_vocabularies` (chosen for its greedy and '##' traps)."""
     if "play" in vocab:
         return ("unaffable", "unable", "playing", "play", "plays", "runners", "run", "runs", "pl", "unaff", "bb", "bbb",
-                "aable", "unx", "xun", "able", "una", "s", "sun", "b" * (MAX_CHARS + 1), "b" * MAX_CHARS, "un" + "b" * 99)
+                "aable", "unx", "xun", "able", "una", "s", "sun", "b" * (MAX_CHARS + 1), "b" * MAX_CHARS,
+                "un" + "b" * 99)
     return ("abcdefghij", "abcde", "aghij", "abcdefg", "jihgfedcba", "abk", "k", "ghij", "cdefg", "a" * 101,
             "a" * 100, "bcdefg", "abcdefgh")

@@ -44,13 +44,13 @@ def as_float64(exercise: str, value: Any, shape: tuple[int, ...] | None, what: s
     try:
         tensor = torch.as_tensor(value, dtype=torch.float64).detach().cpu()
     except (TypeError, ValueError, RuntimeError):
-        raise AnswerError(exercise, f"{what} should be numbers (a list or a tensor), not {type(value).__name__}.") from None
+        raise AnswerError(exercise, f"{what} should be numbers (a list or a tensor), not "
+                                    f"{type(value).__name__}.") from None
     return check_tensor(exercise, tensor, what=what, shape=shape)
 
 
 # ---------------------------------------------------------------------------
 # gradients through a student's function: a state that later cells backpropagate through must carry them
-
 
 #: why a recurrent step's state must carry gradients (what the sentence for a detached one ends with)
 STATE_GRADIENTS = ("Training backpropagates through every step (backpropagation through time, section 3 of notebook "

@@ -74,7 +74,8 @@ def _as_pairs(ex: str, got: Any) -> list[tuple[tuple[int, ...], int]]:
             raise AnswerError(ex, f"each item should be a pair (context, target), got {item!r}.")
         context, target = item
         if isinstance(target, (list, tuple)) and not isinstance(context, (list, tuple)):
-            raise AnswerError(ex, f"return (context, target) pairs, in that order: {item!r} looks like (target, context).")
+            raise AnswerError(ex, f"return (context, target) pairs, in that order: {item!r} looks like (target, "
+                                  "context).")
         try:
             if isinstance(context, torch.Tensor):
                 context = context.tolist()
@@ -82,7 +83,8 @@ def _as_pairs(ex: str, got: Any) -> list[tuple[tuple[int, ...], int]]:
                 target = target.item()
             pairs.append((tuple(int(i) for i in context), int(target)))
         except (TypeError, ValueError):
-            raise AnswerError(ex, f"each pair should be (a tuple of context ids, one target id), got {item!r}.") from None
+            raise AnswerError(ex, "each pair should be (a tuple of context ids, one target id), got "
+                                  f"{item!r}.") from None
     return pairs
 
 
@@ -121,7 +123,8 @@ def check_make_windows(make_windows: Callable, *, context_sizes: Sequence[int] =
             if len(got) != len(expected):
                 raise AnswerError(ex, f"a sentence of {len(ids)} words gives {len(ids) + 1} pairs (every word and the "
                                       f"end), you returned {len(got)}{where}.")
-            swaps = {(e, a) for (ce, te), (ca, ta) in zip(expected, got) for e, a in zip((*ce, te), (*ca, ta)) if e != a}
+            swaps = {(e, a) for (ce, te), (ca, ta) in zip(expected, got) for e, a in zip((*ce, te), (*ca, ta))
+                     if e != a}
             names = {BOS_ID: "bos_id (<s>)", EOS_ID: "eos_id (</s>)"}
             if len(swaps) == 1 and len(got) == len(expected):
                 [(right, used)] = swaps
@@ -181,11 +184,13 @@ def check_one_hot(one_hot: Callable, *, vocab_size: int = 7, shapes: Sequence[tu
         variants = [
             Variant("transposed", "your one-hot matrix is transposed: one row per id, one column per word of the "
                     "vocabulary.", lambda: expected.movedim(-1, 0)),
-            Variant("multi_hot", "you put every id into one vector (a 'bag of words'); each id needs its own one-hot row.",
+            Variant("multi_hot", "you put every id into one vector (a 'bag of words'); each id needs its own one-hot "
+                                 "row.",
                     lambda: expected.reshape(-1, vocab_size).amax(0)),
             Variant("shifted_up", "the 1 is one place to the right: position ids[i] (counting from 0) must hold the 1.",
                     lambda: F.one_hot((ids + 1).clamp(max=vocab_size - 1), vocab_size).float()),
-            Variant("shifted_down", "the 1 is one place to the left: position ids[i] (counting from 0) must hold the 1.",
+            Variant("shifted_down", "the 1 is one place to the left: position ids[i] (counting from 0) must hold the "
+                                    "1.",
                     lambda: F.one_hot((ids - 1).clamp(min=0), vocab_size).float()),
         ]
         compare_answer(ex, got, expected, variants=variants, what="the returned one-hot tensor", case=case)
@@ -258,8 +263,8 @@ def _ffnn_probes(idx: torch.Tensor, params: dict) -> list[Probe]:
     n = idx.shape[-1]
     narrow = changed(C=C[:, :1].contiguous(), H=H[:, :n].contiguous(), W=None if W is None else W[:, :n].contiguous())
     probes.append(Probe("with one-number embeddings (m = 1)", (idx, narrow),
-                        hint="look at how you concatenate the context's embeddings: all m numbers of the first "
-                             "word, then all of the second (x = [C[w1]; C[w2]; ...], a reshape of (B, n, m) to (B, n m))"))
+                        hint="look at how you concatenate the context's embeddings: all m numbers of the first word, "
+                             "then all of the second (x = [C[w1]; C[w2]; ...], a reshape of (B, n, m) to (B, n m))"))
     return probes
 
 
@@ -278,11 +283,11 @@ def check_ffnn_forward(ffnn_forward: Callable, *, batch: int = 5, vocab_size: in
         got = call_answer(ex, ffnn_forward, idx.clone(), given, banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF)
         case = (f"idx {tuple(idx.shape)}, V={vocab_size}, m={embed_dim}, h={hidden_dim}, "
                 f"{'with' if direct else 'without'} direct connections W")
-        compare_answer(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits", case=case,
-                       terms=Terms(axes=("example", "word of the vocabulary")),
-                       locate=lambda idx=idx, params=params: run_probes(ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params),
-                                                                   what="the returned logits", banned=_COURSE_FFNN,
-                                                                   reason=WRITE_IT_YOURSELF))
+        compare_answer(ex, got, expected, inputs=(idx, params), variants=_ffnn_variants(), what="the returned logits",
+                       case=case, terms=Terms(axes=("example", "word of the vocabulary")),
+                       locate=lambda idx=idx, params=params: run_probes(
+                           ex, ffnn_forward, _ref_ffnn, _ffnn_probes(idx, params), what="the returned logits",
+                           banned=_COURSE_FFNN, reason=WRITE_IT_YOURSELF))
     report_pass(ex, "with and without direct connections" if len(directs) == 2 else f"direct={directs[0]}")
 
 
@@ -311,7 +316,8 @@ def _ce_variants() -> list[Variant]:
                 lambda z, t: (torch.logsumexp(z, -1)[:, None] - z[:, t]).mean()),
         Variant("per_example", "return one number, the mean over the batch, not one loss per example.",
                 lambda z, t: -pick(log_probs(z), t)),
-        Variant("no_log", "you averaged probabilities instead of log-probabilities: take -log of the target's probability.",
+        Variant("no_log", "you averaged probabilities instead of log-probabilities: take -log of the target's "
+                          "probability.",
                 lambda z, t: -pick(torch.softmax(z, -1), t).mean()),
     ]
 
@@ -336,8 +342,8 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
                                     banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF)
             if all(isinstance(r, torch.Tensor) and bool(torch.isfinite(r).all()) for r in rows):
                 raise AnswerError(ex, f"your loss is {got.item()} on {label}, but finite for each row on its own: "
-                                      "subtract each row's own maximum (max over dim=-1, keepdim=True), not one maximum "
-                                      "of the whole batch, or some rows underflow to log(0).")
+                                      "subtract each row's own maximum (max over dim=-1, keepdim=True), not one "
+                                      "maximum of the whole batch, or some rows underflow to log(0).")
             raise AnswerError(ex, f"your loss is {got.item()} on {label}: exp(1000) overflows to inf, and the "
                                   "probability of a target far below the maximum underflows to 0, whose log is -inf. "
                                   "Stay in log space with the log-sum-exp trick: loss = log sum exp(z) - z_target, "
@@ -348,16 +354,18 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
             got = got.reshape(())
         if isinstance(got, torch.Tensor) and got.dtype == torch.float64 and z.dtype == torch.float32:
             got = got.float()  # a loss computed in float64 is as good: the exercise asks for the value, not the dtype
-        compare_answer(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss", case=label,
+        compare_answer(ex, got, expected, inputs=(z, targets), variants=_ce_variants(), what="the returned loss",
+                       case=label,
                        terms=Terms(sizes={"the batch size B": len(targets), "log(V)": math.log(z.shape[-1])}),
                        locate=lambda z=z: run_probes(ex, cross_entropy, F.cross_entropy, [
                            Probe("when every row's largest logit is 0", (z - z.max(-1, keepdim=True).values, targets),
-                                 hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log sum "
-                                      "exp(z - max(z)), so it must be added back"),
+                                 hint="look at the maximum you subtract for stability: log sum exp(z) = max(z) + log "
+                                      "sum exp(z - max(z)), so it must be added back"),
                            Probe("with a batch of one row", (z[:1], targets[:1]),
-                                 hint="compute the maximum and the sum over each row (dim=-1, keepdim=True), not over the "
-                                      "whole batch, and average the rows' losses"),
-                           Probe("when every row has the same largest logit", (z - z.max(-1, keepdim=True).values + z.max(), targets),
+                                 hint="compute the maximum and the sum over each row (dim=-1, keepdim=True), not over "
+                                      "the whole batch, and average the rows' losses"),
+                           Probe("when every row has the same largest logit",
+                                 (z - z.max(-1, keepdim=True).values + z.max(), targets),
                                  hint="take each row's own maximum (dim=-1), not one maximum of the whole batch")],
                            what="the returned loss", banned=_CROSS_ENTROPY_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"{len(cases)} case(s), numerically stable" if large else f"{len(cases)} case(s)")
@@ -367,7 +375,8 @@ def check_cross_entropy(cross_entropy: Callable, *, batch: int = 6, vocab_size: 
 # nearest_neighbours(E, word_id, k) -> k ids, most similar first
 
 
-def _ranked(scores: torch.Tensor, word_id: int, k: int, *, keep_self: bool = False, ascending: bool = False) -> list[int]:
+def _ranked(scores: torch.Tensor, word_id: int, k: int, *, keep_self: bool = False,
+            ascending: bool = False) -> list[int]:
     scores = scores.clone().double()
     if not keep_self:
         scores[word_id] = math.inf if ascending else -math.inf
@@ -380,7 +389,8 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
     device = device_for_checks(device)
     g = torch.Generator().manual_seed(seed)
     E = random_tensor((vocab_size, dim), torch.float32, device, g)
-    E = E * torch.linspace(0.2, 3.0, vocab_size, device=device)[torch.randperm(vocab_size, generator=g).to(device), None]
+    lengths = torch.linspace(0.2, 3.0, vocab_size, device=device)
+    E = E * lengths[torch.randperm(vocab_size, generator=g).to(device), None]
     for word_id in word_ids:
         case = f"E {tuple(E.shape)}, word_id={word_id}, k={k}"
         cosine = F.cosine_similarity(E, E[word_id][None, :], dim=-1)
@@ -391,12 +401,14 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
         try:
             got = [int(i) for i in (got.tolist() if isinstance(got, torch.Tensor) else got)]
         except (TypeError, ValueError):
-            raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not {describe_value(got)}.") from None
+            raise AnswerError(ex, f"should return a list (or 1-D tensor) of {k} word ids, not "
+                                  f"{describe_value(got)}.") from None
         if got == expected:
             continue
         where = f"{case_note(case)}"
         if got == _ranked(cosine, word_id, k, keep_self=True):
-            raise AnswerError(ex, f"your list starts with the word itself (its cosine similarity is 1): leave word_id out{where}.")
+            raise AnswerError(ex, "your list starts with the word itself (its cosine similarity is 1): leave word_id "
+                                  f"out{where}.")
         if got == _ranked(E @ E[word_id], word_id, k):
             raise AnswerError(ex, "you ranked by the dot product, which favours long vectors; divide by both vectors' "
                                   f"norms to get the cosine similarity{where}.")
@@ -411,12 +423,13 @@ def check_nearest_neighbours(nearest_neighbours: Callable, *, vocab_size: int = 
                                   f"({'too few' if len(got) < k else 'too many'}){where}.")
         unit = E / E.norm(dim=-1, keepdim=True)
         [on_unit] = call_answer_each(ex, nearest_neighbours, [((unit, word_id, k), {})])
-        if not isinstance(on_unit, AnswerError) and [int(i) for i in (on_unit.tolist() if isinstance(on_unit, torch.Tensor)
-                                                                        else on_unit)] == expected:
+        on_unit = on_unit.tolist() if isinstance(on_unit, torch.Tensor) else on_unit
+        if not isinstance(on_unit, AnswerError) and [int(i) for i in on_unit] == expected:
             raise AnswerError(ex, "your ranking is right when every row of E has length 1 and wrong otherwise: the "
                                   "cosine similarity divides by each word's own norm, the norm of its row (dim=-1)"
                                   f"{where}.")
-        raise AnswerError(ex, f"the {k} nearest neighbours by cosine similarity are {expected}, yours are {got}{where}.")
+        raise AnswerError(ex, f"the {k} nearest neighbours by cosine similarity are {expected}, yours are "
+                              f"{got}{where}.")
     _check_twin(nearest_neighbours, E, word_ids[0], k)
     report_pass(ex, f"k={k}, {len(word_ids)} words; a word pointing the same way as word_id")
 
@@ -435,9 +448,9 @@ def _check_one_twin(nearest_neighbours: Callable, E: torch.Tensor, word_id: int,
     got = call_answer(ex, nearest_neighbours, E.clone(), word_id, k, banned=[], reason="")
     got = [int(i) for i in (got.tolist() if isinstance(got, torch.Tensor) else got)]
     if word_id in got:
-        raise AnswerError(ex, f"when word {twin} points the same way as word {word_id} (both have cosine similarity 1), "
-                              f"your list contains word_id = {word_id} itself: leave it out by its id (for example set "
-                              "its similarity to -inf before topk), not by dropping the first of the top k + 1.")
+        raise AnswerError(ex, f"when word {twin} points the same way as word {word_id} (both have cosine similarity "
+                              f"1), your list contains word_id = {word_id} itself: leave it out by its id (for example "
+                              "set its similarity to -inf before topk), not by dropping the first of the top k + 1.")
     if twin not in got:
         raise AnswerError(ex, f"word {twin} points the same way as word {word_id} (cosine similarity 1), so it is the "
                               f"nearest neighbour; your list {got} leaves it out.")

@@ -67,7 +67,8 @@ def _forget(h, x, w_f, b_f, *, phi=torch.sigmoid, bias=True, use_x=True, use_h=T
 
 def _forget_variants() -> list[Variant]:
     return [
-        Variant("tanh", "you used tanh; a gate is a sigmoid, so that f is between 0 and 1 (a fraction of the cell to keep).",
+        Variant("tanh", "you used tanh; a gate is a sigmoid, so that f is between 0 and 1 (a fraction of the cell to "
+                        "keep).",
                 lambda h, x, w, b: _forget(h, x, w, b, phi=torch.tanh)),
         Variant("no_sigmoid", "f has no sigmoid: f_t = sigmoid(w_f [h_(t-1); x_t] + b_f).",
                 lambda h, x, w, b: _forget(h, x, w, b, phi=lambda a: a)),
@@ -103,7 +104,8 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
     s = slide_inputs()
     cases = [((s["h_prev"], s["x_t"], s["w_f"], s["b_f"]), "the slide's example, float64")]
     for number, (hidden, input_dim) in enumerate(sizes):
-        cases.append((_random_forget_case(hidden, input_dim, seed + number, dtype, device), f"H={hidden}, D={input_dim}"))
+        cases.append((_random_forget_case(hidden, input_dim, seed + number, dtype, device),
+                      f"H={hidden}, D={input_dim}"))
     h, x, w_f, _ = _random_forget_case(3, 2, seed, torch.float32, device)
     cases.append(((h, x, w_f * 0, torch.tensor([100.0, -100.0, 0.5], device=device)), LARGE_GATE))
     for inputs, case in cases:
@@ -112,15 +114,16 @@ def check_forget_gate(forget_gate: Callable, *, sizes: Sequence[tuple[int, int]]
         got = call_answer(ex, forget_gate, *(t.clone() for t in inputs))
         if (case == LARGE_GATE and isinstance(got, torch.Tensor) and got.shape == expected.shape
                 and not bool(torch.isfinite(got).all())):
-            raise AnswerError(ex, "with pre-activations of +100 and -100 (float32) your f is not finite: e^a / (1 + e^a) "
-                                  "is inf / inf = nan once e^a overflows (e^89 already does in float32). Use "
+            raise AnswerError(ex, "with pre-activations of +100 and -100 (float32) your f is not finite: e^a / (1 + "
+                                  "e^a) is inf / inf = nan once e^a overflows (e^89 already does in float32). Use "
                                   "torch.sigmoid(a), or 1 / (1 + torch.exp(-a)), which only underflows to 0.")
         compare_answer(ex, got, expected, inputs=inputs, variants=_forget_variants(), what="the returned f", case=case,
                        terms=Terms(axes=("hidden unit",), sizes={"H + D, the length of [h_prev; x_t]": len(h) + len(x),
                                                                  "H": len(h)}),
-                       locate=lambda inputs=inputs: run_probes(ex, forget_gate, _forget, zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs,
-                                                                                           only=("h_prev", "x_t", "b_f"),
-                                                                                           hints=_HINTS)))
+                       locate=lambda inputs=inputs: run_probes(
+                           ex, forget_gate, _forget,
+                           zeroed(("h_prev", "x_t", "w_f", "b_f"), inputs, only=("h_prev", "x_t", "b_f"),
+                                  hints=_HINTS)))
     report_pass(ex, f"f = sigmoid(1.2) = {torch.sigmoid(torch.tensor(1.2, dtype=torch.float64)).item():.6f} "
                     f"for the slide, and equal to sigmoid(w_f [h; x] + b_f) for (H, D) in {list(sizes)}")
 
@@ -141,23 +144,30 @@ def check_slide_example(f_slide: Any, c_slide: Any, *, exact: bool = False) -> N
     c = _as_float64(ex, c_slide, "c_slide")
     exact_f = torch.sigmoid(torch.tensor([1.2], dtype=torch.float64))
     exact_c = exact_f * 2.0
-    near = lambda a, b: bool(torch.allclose(a, torch.as_tensor(b, dtype=torch.float64).reshape(-1), atol=1e-4, rtol=0))  # noqa: E731
+
+    def near(a, b):
+        return bool(torch.allclose(a, torch.as_tensor(b, dtype=torch.float64).reshape(-1), atol=1e-4, rtol=0))
+
     for got, expected, name in ((f, exact_f, "f_slide"), (c, exact_c, "c_slide")):
         if near(got, expected):
             if exact and not torch.allclose(got, expected, atol=1e-9, rtol=0):
                 raise AnswerError(ex, f"{name} {_TYPED}")
             continue
         t = torch.tensor
-        mistakes = [(t(0.77) if name == "f_slide" else t(1.54), f"{name} is the slide's rounded value; compute it exactly."),
-                    (torch.tanh(t(1.2)) * (1 if name == "f_slide" else 2), f"{name} uses tanh; the forget gate is a sigmoid."),
-                    (torch.sigmoid(t(1.0)) * (1 if name == "f_slide" else 2), f"{name} ignores x_t = 0.2: w_f acts on [h; x] = [1, 0.2]."),
+        mistakes = [(t(0.77) if name == "f_slide" else t(1.54),
+                     f"{name} is the slide's rounded value; compute it exactly."),
+                    (torch.tanh(t(1.2)) * (1 if name == "f_slide" else 2),
+                     f"{name} uses tanh; the forget gate is a sigmoid."),
+                    (torch.sigmoid(t(1.0)) * (1 if name == "f_slide" else 2),
+                     f"{name} ignores x_t = 0.2: w_f acts on [h; x] = [1, 0.2]."),
                     (t(1.2) * (1 if name == "f_slide" else 2), f"{name} has no sigmoid: f = sigmoid(1.2).")]
         if name == "c_slide":
-            mistakes += [(torch.sigmoid(t(2.2)) * 2, "c_slide used c_(t-1) = 2 instead of h_(t-1) = 1 in the concatenation: "
-                                                     "the forget gate reads [h_(t-1); x_t]."),
-                         (torch.sigmoid(t(2.2)), "c_slide is the forget gate of [c; x], not the cell: use h in the gate and "
-                                                 "multiply f by c."),
-                         (exact_f, "c_slide is f itself (f times h_prev = 1?): multiply by the old cell instead, c' = f * c_prev "
+            mistakes += [(torch.sigmoid(t(2.2)) * 2, "c_slide used c_(t-1) = 2 instead of h_(t-1) = 1 in the "
+                                                     "concatenation: the forget gate reads [h_(t-1); x_t]."),
+                         (torch.sigmoid(t(2.2)), "c_slide is the forget gate of [c; x], not the cell: use h in the "
+                                                 "gate and multiply f by c."),
+                         (exact_f, "c_slide is f itself (f times h_prev = 1?): multiply by the old cell instead, c' = "
+                                   "f * c_prev "
                                     "with c_prev = 2."),
                          (exact_f + 2, "c_slide adds f to the cell; the forget gate multiplies: c' = f * c_(t-1).")]
         for wrong, message in mistakes:
@@ -196,7 +206,8 @@ def _torch_cell(p: dict[str, torch.Tensor]) -> nn.LSTMCell:
     cell = nn.LSTMCell(input_dim, hidden4 // 4).to(device=p["W_ih"].device, dtype=p["W_ih"].dtype)
     with torch.no_grad():
         for name in ("W_ih", "W_hh", "b_ih", "b_hh"):
-            getattr(cell, {"W_ih": "weight_ih", "W_hh": "weight_hh", "b_ih": "bias_ih", "b_hh": "bias_hh"}[name]).copy_(p[name])
+            theirs = {"W_ih": "weight_ih", "W_hh": "weight_hh", "b_ih": "bias_ih", "b_hh": "bias_hh"}[name]
+            getattr(cell, theirs).copy_(p[name])
     return cell
 
 
@@ -223,15 +234,18 @@ def _cell_variants() -> list[Variant]:
           order="figo"),
         v("order_iofg", f"your gates are in the wrong order: {order}.", order="iofg"),
         v("order_fiog", f"your gates are in the wrong order: {order}.", order="fiog"),
-        v("forget_h", "your forget gate multiplies h_prev; it acts on the old cell: c_t = f * c_prev + i * g.", forget_h=True),
+        v("forget_h", "your forget gate multiplies h_prev; it acts on the old cell: c_t = f * c_prev + i * g.",
+          forget_h=True),
         v("g_sigmoid", "your candidate g uses the sigmoid; the candidate cell content is tanh (only the gates i, f, o "
           "are sigmoids).", g_phi=torch.sigmoid),
-        v("g_linear", "your candidate g has no tanh: g = tanh(W_ig x_t + b_ig + W_hg h_prev + b_hg).", g_phi=lambda a: a),
+        v("g_linear", "your candidate g has no tanh: g = tanh(W_ig x_t + b_ig + W_hg h_prev + b_hg).",
+          g_phi=lambda a: a),
         v("no_b_hh", "the bias b_hh is missing: every gate adds both biases, b_ih and b_hh.", bias_hh=False),
         v("no_b_ih", "the bias b_ih is missing: every gate adds both biases, b_ih and b_hh.", bias_ih=False),
         v("no_bias", "both biases are missing: every gate adds b_ih and b_hh.", bias_ih=False, bias_hh=False),
         v("no_tanh_c", "h_t = o * c_t has no tanh: h_t = o * tanh(c_t).", squash_c=False),
-        v("no_input_gate", "c_t = f * c_prev + g is missing the input gate: c_t = f * c_prev + i * g.", input_gate=False),
+        v("no_input_gate", "c_t = f * c_prev + g is missing the input gate: c_t = f * c_prev + i * g.",
+          input_gate=False),
     ]
 
 
@@ -279,7 +293,8 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
         with torch.no_grad():
             expected_h, expected_c = _torch_cell(p)(x_t, (h_prev, c_prev))
         inputs = (x_t, h_prev, c_prev, p["W_ih"], p["W_hh"], p["b_ih"], p["b_hh"])
-        result = call_answer(ex, lstm_cell, *(t.clone() for t in inputs), banned=_LSTM_BUILTINS, reason=WRITE_IT_YOURSELF)
+        result = call_answer(ex, lstm_cell, *(t.clone() for t in inputs), banned=_LSTM_BUILTINS,
+                             reason=WRITE_IT_YOURSELF)
         case = f"x_t {tuple(x_t.shape)}, h_prev and c_prev {tuple(h_prev.shape)}, D={input_dim}, H={hidden}"
         if isinstance(result, torch.Tensor):
             raise AnswerError(ex, f"you returned one tensor: return the pair (h_t, c_t){case_note(case)}.")
@@ -289,7 +304,8 @@ def check_lstm_cell(lstm_cell: Callable, *, batch: int = 3, sizes: Sequence[tupl
         if isinstance(h_t, torch.Tensor) and isinstance(c_t, torch.Tensor) and h_t.shape == c_t.shape \
                 and torch.allclose(h_t.detach().to(expected_c), expected_c, atol=1e-5) \
                 and torch.allclose(c_t.detach().to(expected_h), expected_h, atol=1e-5):
-            raise AnswerError(ex, f"h_t and c_t are swapped: return (h_t, c_t), the hidden state first{case_note(case)}.")
+            raise AnswerError(ex, "h_t and c_t are swapped: return (h_t, c_t), the hidden state "
+                                  f"first{case_note(case)}.")
         variants = _cell_variants()
         terms = Terms(axes=("example", "hidden unit"))
         compare_answer(ex, h_t, expected_h, inputs=inputs, variants=variants, what="the returned h_t", case=case,

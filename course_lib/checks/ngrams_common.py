@@ -26,6 +26,7 @@ LECTURE_GENERALISED = [
 ]
 EXTRA_SENTENCES = ["the dog is sleeping in the kitchen", "a cat was walking in the kitchen"]
 
+#: the course's n-gram model, switched off while an answer is graded, and why
 NGRAM_BUILTINS = [
     Banned(course_ngram, "count_ngrams", "course_lib.ngram.count_ngrams"),
     Banned(course_ngram, "NGramModel", "course_lib.ngram.NGramModel"),
@@ -72,7 +73,8 @@ def vocab_size(sentences: Sequence[Sequence[str]]) -> int:
     return len({w for s in sentences for w in s}) + 1
 
 
-def plain_ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True, word_first=False):
+def plain_ngram_prob(counts_n, counts_n_minus_1, context, word, k=0.0, V=None, *, add_kv=True, use_k=True,
+                     word_first=False):
     """P(word | context) = (count + k) / (context count + k V), 0 for an unseen context; or one known mistake."""
     kk = k if use_k else 0.0
     key = (word,) + tuple(context) if word_first else tuple(context) + (word,)

@@ -20,7 +20,8 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
         if got is None:
             raise AnswerError(ex, "returned None: did you forget a `return` statement?")
         if not isinstance(got, Mapping):
-            raise AnswerError(ex, f"should return a Counter (or dict) from n-gram tuples to counts, not a {type(got).__name__}.")
+            raise AnswerError(ex, "should return a Counter (or dict) from n-gram tuples to counts, not a "
+                                  f"{type(got).__name__}.")
         got = {key: c for key, c in got.items() if c != 0}
         if got == expected:
             continue
@@ -30,17 +31,21 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
         lengths = {len(key) for key in got if isinstance(key, tuple)}
         if lengths and lengths <= {n - 1, n + 1} and len(lengths) == 1:
             m = lengths.pop()
-            raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams, but n={n} asks for {n}-grams{case_note(case)}.")
+            raise AnswerError(ex, f"off-by-one context window: you counted {m}-grams, but n={n} asks for "
+                                  f"{n}-grams{case_note(case)}.")
         if n > 1 and got == plain_count_ngrams(tokens, n - 1):
-            raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of {n}-grams{case_note(case)}.")
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n - 1})-grams instead of "
+                                  f"{n}-grams{case_note(case)}.")
         if lengths == {2} and n != 2:
             raise AnswerError(ex, f"you always counted bigrams (2-grams), but n={n} asks for {n}-grams: use n, the "
                                   f"window's length{case_note(case)}.")
         if got == plain_count_ngrams(tokens, n + 1):
-            raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of {n}-grams{case_note(case)}.")
+            raise AnswerError(ex, f"off-by-one context window: you counted ({n + 1})-grams instead of "
+                                  f"{n}-grams{case_note(case)}.")
         short = plain_count_ngrams(tokens[:-1], n)
         if got == short:
-            raise AnswerError(ex, f"you miss the last n-gram: the loop must run over range(len(tokens) - n + 1){case_note(case)}.")
+            raise AnswerError(ex, "you miss the last n-gram: the loop must run over range(len(tokens) - n + "
+                                  f"1){case_note(case)}.")
         extra_grams = set(got) - set(expected)
         if extra_grams and all(len(g) < n for g in extra_grams):
             raise AnswerError(ex, f"you also counted grams shorter than n at the end of the sequence, e.g. "
@@ -56,5 +61,6 @@ def check_count_ngrams(count_ngrams: Callable, *, ns: Sequence[int] = (1, 2, 3),
                                       f"sentences that are already padded; do not pad them again{case_note(case)}.")
             raise AnswerError(ex, f"you found the right n-grams but some counts are wrong, e.g. {wrong[0]}: "
                                   f"{got[wrong[0]]} instead of {expected[wrong[0]]}{case_note(case)}.")
-        raise AnswerError(ex, f"your n-grams differ from the correct ones, e.g. {sorted(set(expected) ^ set(got), key=str)[:2]}{case_note(case)}.")
+        raise AnswerError(ex, "your n-grams differ from the correct ones, e.g. "
+                              f"{sorted(set(expected) ^ set(got), key=str)[:2]}{case_note(case)}.")
     report_pass(ex, f"n in {list(ns)}")

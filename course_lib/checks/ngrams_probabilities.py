@@ -43,7 +43,8 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
         return ("every probability you return is a whole number (0 or 1): use true division /, not integer "
                 "division //.")
     kinds = {"seen n-grams": lambda c, w: grams.get(tuple(c) + (w,), 0) > 0,
-             "unseen n-grams of a seen context": lambda c, w: grams.get(tuple(c) + (w,), 0) == 0 and contexts.get(tuple(c), 0) > 0,
+             "unseen n-grams of a seen context": lambda c, w: grams.get(tuple(c) + (w,), 0) == 0
+             and contexts.get(tuple(c), 0) > 0,
              "unseen contexts": lambda c, w: contexts.get(tuple(c), 0) == 0}
     good, bad = [], []
     for kind, member in kinds.items():
@@ -53,8 +54,8 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
     sentences = []
     if good and bad:
         sentences.append(f"your probabilities are right for {list_words(good)} and wrong for {list_words(bad)}"
-                         + ("; add-k smoothing adds k to every n-gram's count, seen or not." if k and "seen n-grams" in bad
-                            and "unseen n-grams of a seen context" in good else "."))
+                         + ("; add-k smoothing adds k to every n-gram's count, seen or not."
+                            if k and "seen n-grams" in bad and "unseen n-grams of a seen context" in good else "."))
     ratios: dict = {}
     for (c, w), v, e in zip(pairs, values, expected):
         if e > 0:
@@ -63,7 +64,8 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
     levels = [r[0] for r in ratios.values()]
     if steady and len(ratios) > 1 and max(levels) - min(levels) > 1e-9:
         sentences.append("Within each context your probabilities have the right proportions but the wrong total: the "
-                         "numerator is right and the denominator is wrong. Divide by the count of the context, count(context)"
+                         "numerator is right and the denominator is wrong. Divide by the count of the context, "
+                         "count(context)"
                          + (" + k * V." if k else "."))
     if k:
         sums: dict = {}
@@ -71,12 +73,13 @@ def _explain_probabilities(ex: str, ngram_prob: Callable, pairs, values, grams, 
             sums[tuple(c)] = sums.get(tuple(c), 0.0) + v
         off = [(c, t) for c, t in sums.items() if abs(t - 1) > 1e-6]
         if off:
-            sentences.append(f"With smoothing, the probabilities of each context must sum to 1 over the vocabulary; for "
+            sentences.append("With smoothing, the probabilities of each context must sum to 1 over the vocabulary; for "
                              f"the context {off[0][0]} yours sum to {off[0][1]:.4g}.")
         unsmoothed = call_answer_each(ex, ngram_prob, [((Counter(grams), Counter(contexts), tuple(c), w),
                                                         {"k": 0.0, "vocab_size": V}) for c, w in pairs],
                                       banned=NGRAM_BUILTINS, reason=NGRAM_REASON)
-        if all(isinstance(u, (int, float)) and math.isclose(u, plain_ngram_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
+        if all(isinstance(u, (int, float))
+               and math.isclose(u, plain_ngram_prob(grams, contexts, c, w, 0.0, V), abs_tol=1e-12)
                for (c, w), u in zip(pairs, unsmoothed)):
             sentences.append("With k = 0 your function is right, so the mistake is in the smoothing: "
                              "P = (count(context, word) + k) / (count(context) + k * V).")
@@ -94,7 +97,8 @@ def check_ngram_prob(ngram_prob: Callable, *, n: int = 2, k: float = 0.0, extra:
     answer = torch.tensor(values, dtype=torch.float64)
 
     def grid(**kw):
-        return torch.tensor([plain_ngram_prob(grams, contexts, c, w, k, V, **kw) for c, w in pairs], dtype=torch.float64)
+        return torch.tensor([plain_ngram_prob(grams, contexts, c, w, k, V, **kw) for c, w in pairs],
+                            dtype=torch.float64)
 
     variants = [
         Variant("k_ignored", f"no smoothing where it was asked: with k={k}, add k to the n-gram count and k*V to the "
@@ -134,7 +138,8 @@ def _check_without_vocab_size(ngram_prob: Callable, grams: Counter, contexts: Co
     """k = 0 with vocab_size left out (its default, None): V is only for smoothing."""
     ex = "ngram_prob"
     calls = [((Counter(grams), Counter(contexts), tuple(c), w), {"k": 0.0}) for c, w in pairs]
-    for (context, word), got in zip(pairs, call_answer_each(ex, ngram_prob, calls, banned=NGRAM_BUILTINS, reason=NGRAM_REASON)):
+    answers = call_answer_each(ex, ngram_prob, calls, banned=NGRAM_BUILTINS, reason=NGRAM_REASON)
+    for (context, word), got in zip(pairs, answers):
         raised = raised_by_answer(got) if isinstance(got, AnswerError) else None
         if raised:
             raise AnswerError(ex, f"with k=0 and vocab_size left out (None) your function {raised[1]}: smoothing, and "

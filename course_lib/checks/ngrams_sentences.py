@@ -27,7 +27,8 @@ class _Recorder:
         context = tuple(context)
         if len(context) != self.n - 1:
             raise AnswerError(self.ex, f"off-by-one context window: a model with n={self.n} conditions on the previous "
-                              f"{self.n - 1} word(s), but you passed a context of {len(context)} word{'' if len(context) == 1 else 's'}: {context}.")
+                              f"{self.n - 1} word(s), but you passed a context of {len(context)} "
+                              f"word{'' if len(context) == 1 else 's'}: {context}.")
         if self.k > 0 and (k or 0) == 0:
             raise AnswerError(self.ex, f"log of zero: this check asks for add-k smoothing (k={self.k}) but you called "
                               "ngram_prob without k, so an unseen n-gram gets probability 0 and log(0) = -inf. "
@@ -48,14 +49,14 @@ def check_sentence_logprob(sentence_logprob: Callable, *, n: int = 2, k: float =
         case = f"'{' '.join(tokens)}', n={n}, k={k}"
         expected = plain_sentence_logprob(tokens, grams, contexts, n, k, V)
         try:
-            got = call_answer(ex, sentence_logprob, list(tokens), Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
-                              banned=NGRAM_BUILTINS, reason=NGRAM_REASON,
+            got = call_answer(ex, sentence_logprob, list(tokens), Counter(grams), Counter(contexts), n, k=k,
+                              vocab_size=V, banned=NGRAM_BUILTINS, reason=NGRAM_REASON,
                               substitutes={"ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
         except AnswerError as err:
             if "math domain error" in err.message:
                 if k > 0:
-                    raise AnswerError(ex, f"log of zero: an n-gram got probability 0 although this check asks for add-k "
-                                      f"smoothing (k={k}); use k{case_note(case)}.") from None
+                    raise AnswerError(ex, "log of zero: an n-gram got probability 0 although this check asks for "
+                                          f"add-k smoothing (k={k}); use k{case_note(case)}.") from None
                 raise AnswerError(ex, "math.log(0) raises an error: when a probability is 0, the log-probability of "
                                   f"the sentence is -math.inf; return that{case_note(case)}.") from None
             raise
@@ -85,7 +86,8 @@ def _check_long_sentence(sentence_logprob: Callable, tokens: list[str], grams: C
                  "by one (total += math.log(p)) instead of taking the log of a product.")
     try:
         got = call_answer(ex, sentence_logprob, long, Counter(grams), Counter(contexts), n, k=k, vocab_size=V,
-                          banned=NGRAM_BUILTINS, reason=NGRAM_REASON, substitutes={"ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
+                          banned=NGRAM_BUILTINS, reason=NGRAM_REASON,
+                          substitutes={"ngram_prob": _Recorder(ex, n, k, grams, contexts, V)})
     except AnswerError as err:
         if "math domain error" in err.message:
             raise AnswerError(ex, underflow) from None
@@ -128,9 +130,10 @@ class _SentenceRecorder:
 
     def __call__(self, tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):
         if self.k > 0 and (not k or vocab_size is None):
-            raise AnswerError(self.ex, f"your perplexity calls sentence_logprob without {'k' if not k else 'vocab_size'}: "
-                                       "pass k=k and vocab_size=vocab_size on, or the model you measure is not the "
-                                       f"smoothed one this check asks for (k={self.k}).")
+            raise AnswerError(self.ex, "your perplexity calls sentence_logprob without "
+                                       f"{'k' if not k else 'vocab_size'}: pass k=k and vocab_size=vocab_size on, or "
+                                       "the model you measure is not the smoothed one this check asks for "
+                                       f"(k={self.k}).")
         return plain_sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k, vocab_size)
 
 
@@ -153,11 +156,13 @@ def check_perplexity(perplexity: Callable, *, n: int = 2, k: float = 0.5, extra:
     wrong = {
         "base2": ("log base mismatch: the log-probabilities are natural logs, so take exp(...), not 2 ** (...).",
                   2 ** (-logp / n_tok)),
-        "base2_logs": ("log base mismatch: you turned the natural log-probability into bits; keep natural logs and use exp.",
+        "base2_logs": ("log base mismatch: you turned the natural log-probability into bits; keep natural logs and use "
+                       "exp.",
                        2 ** (-logp / math.log(2) / n_tok)),
         "not_divided": ("you did not divide by the number of tokens: perplexity is exp(-total log-probability / N).",
                         math.exp(-logp)),
-        "per_sentence": ("you divided by the number of sentences; divide by the number of tokens N (words plus one </s> per sentence).",
+        "per_sentence": ("you divided by the number of sentences; divide by the number of tokens N (words plus one "
+                         "</s> per sentence).",
                          math.exp(-logp / len(tests))),
         "no_eos_count": ("count one </s> per sentence in N: the model also predicts the end of each sentence.",
                          math.exp(-logp / (n_tok - len(tests)))),

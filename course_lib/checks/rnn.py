@@ -98,7 +98,8 @@ def _torch_cell(U: torch.Tensor, W: torch.Tensor, b: torch.Tensor, *, sequence: 
 # rnn_step(x_t, h_prev, U, W, b) -> h_t (B, H)
 
 
-def _step(x, h, U, W, b, *, phi=torch.tanh, w_t=False, u_t=False, swap=False, bias=True, squash_h=False, use_h=True, twice=False):
+def _step(x, h, U, W, b, *, phi=torch.tanh, w_t=False, u_t=False, swap=False, bias=True, squash_h=False, use_h=True,
+          twice=False):
     """The step computed with plain tensor operations, correct or with one known mistake."""
     if squash_h:
         h = torch.tanh(h)
@@ -120,7 +121,8 @@ def _step_variants() -> list[Variant]:
         Variant("sigmoid", "you used the sigmoid; the simple RNN's nonlinearity is tanh (the slide's sigma stands for "
                 "a nonlinearity, and nn.RNN's default is tanh).",
                 lambda x, h, U, W, b: _step(x, h, U, W, b, phi=torch.sigmoid)),
-        Variant("swapped", "U and W are swapped: U (H, D) multiplies the input x_t, W (H, H) the previous state h_(t-1).",
+        Variant("swapped", "U and W are swapped: U (H, D) multiplies the input x_t, W (H, H) the previous state "
+                           "h_(t-1).",
                 lambda x, h, U, W, b: _step(x, h, U, W, b, swap=True)),
         Variant("no_bias", "the bias b is missing: a_t = b + W h_(t-1) + U x_t.",
                 lambda x, h, U, W, b: _step(x, h, U, W, b, bias=False)),
@@ -160,9 +162,10 @@ def check_rnn_step(rnn_step: Callable, *, batch: int = 3, sizes: Sequence[tuple[
         inputs = (x_t, h_prev, p["U"], p["W"], p["b"])
         compare_answer(ex, got, expected, inputs=inputs, variants=_step_variants(), what="the returned h_t", case=case,
                        terms=Terms(axes=("example", "hidden unit")),
-                       locate=lambda inputs=inputs: run_probes(ex, rnn_step, _correct_step, zeroed(("x_t", "h_prev", "U", "W", "b"), inputs,
-                                                                                              only=("x_t", "h_prev", "b"), hints=_HINTS),
-                                                          banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
+                       locate=lambda inputs=inputs: run_probes(
+                           ex, rnn_step, _correct_step,
+                           zeroed(("x_t", "h_prev", "U", "W", "b"), inputs, only=("x_t", "h_prev", "b"), hints=_HINTS),
+                           banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF))
     check_gradients_reach(ex, rnn_step, _correct_step, inputs, {1: "h_prev"}, banned=_RNN_BUILTINS,
                           reason=WRITE_IT_YOURSELF, why=STATE_GRADIENTS)
     report_pass(ex, f"equals nn.RNNCell for (D, H) in {list(sizes)}; gradients reach h_prev")
@@ -255,15 +258,15 @@ def check_rnn_forward(rnn_forward: Callable, *, batch: int = 2, seq_len: int = 5
 
     def explore(part: int) -> Callable[[], str | None]:
         return lambda: run_probes(ex, rnn_forward, _forward, probes, pick=lambda r: r[part], banned=_RNN_BUILTINS,
-                             reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
+                                  reason=WRITE_IT_YOURSELF, substitutes={"rnn_step": _correct_step})
 
     compare_answer(ex, hs, expected_hs, inputs=inputs, variants=_forward_variants(), what="the returned hs", case=case,
                    pick=lambda r: r[0], locate=explore(0),
                    terms=Terms(axes=("example", "time step", "hidden unit"), time_axis=1,
-                               sizes={"the batch size B": batch, "the number of steps T": seq_len, "the input size D": input_dim,
-                                      "the hidden size H": hidden_dim}))
-    compare_answer(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T", case=case,
-                   terms=Terms(axes=("example", "hidden unit")), locate=explore(1))
+                               sizes={"the batch size B": batch, "the number of steps T": seq_len,
+                                      "the input size D": input_dim, "the hidden size H": hidden_dim}))
+    compare_answer(ex, h_last, expected_last, inputs=inputs, variants=_final_variants(), what="the returned h_T",
+                   case=case, terms=Terms(axes=("example", "hidden unit")), locate=explore(1))
     check_gradients_reach(ex, rnn_forward, _forward, inputs, {1: "h0"}, banned=_RNN_BUILTINS, reason=WRITE_IT_YOURSELF,
                           substitutes={"rnn_step": _correct_step}, why=STATE_GRADIENTS)
     report_pass(ex, f"equals nn.RNN over T={seq_len} steps; gradients reach h0")
@@ -321,7 +324,8 @@ def _clip_variants(grads: list, max_norm: float) -> list[tuple[str, str, list]]:
         ("norm_sum", "your global norm is the sum of the parameters' norms; it is the square root of the sum of "
          "their SQUARED norms (the L2 norm of all gradients put end to end).",
          _scaled(grads, [min(1.0, max_norm / norm_sum)] * len(grads))),
-        ("l1", "your total norm is the L1 norm, the sum of the absolute values of the gradients; gradient clipping uses "
+        ("l1", "your total norm is the L1 norm, the sum of the absolute values of the gradients; gradient clipping "
+               "uses "
          "the L2 norm: the square root of the sum of every squared entry.",
          _scaled(grads, [min(1.0, max_norm / l1)] * len(grads))),
         ("by_value", "you clipped each entry to [-max_norm, max_norm] (clipping by value); clipping by norm scales "

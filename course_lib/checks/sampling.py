@@ -133,7 +133,8 @@ def sample_next_mistakes() -> list[DistributionMistake]:
         m("argmax", "you always return the most likely token (argmax); sample_next must DRAW from the distribution, "
           "e.g. torch.multinomial(probs, 1, generator=generator), so that less likely tokens come out too.",
           lambda x, t, k: _one_hot_argmax(x, _kept(x, k))),
-        m("temperature_multiplied", "you multiplied the logits by the temperature; divide them by it: softmax(logits / T) "
+        m("temperature_multiplied", "you multiplied the logits by the temperature; divide them by it: softmax(logits / "
+                                    "T) "
           "(a temperature below 1 must sharpen the distribution, above 1 flatten it).",
           lambda x, t, k: _exp_over_kept(x * t, _kept(x, k))),
         m("temperature_ignored", "your draws follow softmax(logits) whatever the temperature: divide the LOGITS by the "
@@ -160,7 +161,8 @@ def sample_next_mistakes() -> list[DistributionMistake]:
         m("second_softmax_kept", "you applied softmax to probabilities (a second softmax), which flattens the "
           "distribution; after zeroing the tokens outside the top k, divide the kept probabilities by their sum.",
           lambda x, t, k: _second_softmax(x, t, k, over_kept=True)),
-        m("not_renormalised", "the kept probabilities do not sum to 1, and what is missing went to the last token: after "
+        m("not_renormalised", "the kept probabilities do not sum to 1, and what is missing went to the last token: "
+                              "after "
           "removing the tokens outside the top k, divide the kept probabilities by their sum (or set the logits to "
           "-inf before the softmax).", _leftover_to_last),
         m("batch_axis", "your softmax (or top-k) runs over the batch axis (dim=0); each ROW of logits is one "
@@ -233,7 +235,8 @@ def sampling_cases(vocab_size: int = 8, seed: int = 0) -> list[SamplingCase]:
 
 @dataclass
 class _Request:
-    """One call of the answer: its arguments (a fresh copy of the logits, a generator seeded ``seed``) and its result."""
+    """One call of the answer: its arguments (a fresh copy of the logits, a generator seeded ``seed``) and its
+    result."""
 
     logits: torch.Tensor
     temperature: float
@@ -387,8 +390,8 @@ def _expect_value_error(request: _Request, why: str) -> None:
                           f"{describe_value(returned)} instead of raising ValueError: {why}")
 
 
-def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int = 4000, dtype: torch.dtype = torch.float32,
-                      seed: int = 0, device: Any = None) -> None:
+def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int = 4000,
+                      dtype: torch.dtype = torch.float32, seed: int = 0, device: Any = None) -> None:
     """The distribution of the answer's draws against the exact probabilities (see the module's docstring), a single
     row, reproducibility with a seeded generator, and ValueError for a bad temperature or top_k."""
     ex = EXERCISE
@@ -412,10 +415,11 @@ def check_sample_next(sample_next: Callable, *, vocab_size: int = 8, draws: int 
     _check_whole_vocabulary(whole, vocab)
     # bad arguments
     _expect_value_error(zero, "a temperature must be positive (logits / 0 is not a distribution).")
-    _expect_value_error(negative, "a temperature must be positive; a negative one would favour the LEAST likely tokens.")
+    _expect_value_error(negative, "a temperature must be positive; a negative one would favour the LEAST likely "
+                                  "tokens.")
     _expect_value_error(too_many, f"top_k cannot be larger than the vocabulary ({vocab} tokens).")
-    report_pass(ex, f"draw frequencies match softmax(logits / T) over the top k in {len(cases)} cases, {draws} draws per "
-                    "row; reproducible with a seeded generator; ValueError for a bad temperature or top_k")
+    report_pass(ex, f"draw frequencies match softmax(logits / T) over the top k in {len(cases)} cases, {draws} draws "
+                    "per row; reproducible with a seeded generator; ValueError for a bad temperature or top_k")
 
 
 def _check_single_row(single: _Request, row: torch.Tensor) -> None:
@@ -434,23 +438,24 @@ def _check_single_row(single: _Request, row: torch.Tensor) -> None:
                                   "id.") from None
         raise
     if int(one) != int(torch.argmax(row)):
-        raise AnswerError(ex, f"with top_k = 1 only the largest logit is kept, so the id must be {int(torch.argmax(row))} "
-                              f"(the argmax), got {int(one)}{case_note(note)}.")
+        raise AnswerError(ex, "with top_k = 1 only the largest logit is kept, so the id must be "
+                              f"{int(torch.argmax(row))} (the argmax), got {int(one)}{case_note(note)}.")
 
 
 def _check_generator(first: _Request, again: _Request, other: _Request, used: _Request) -> None:
     """The generator: alike seeds give alike ids, other seeds other ids, a used generator goes on where it was."""
     ex = EXERCISE
     if not torch.equal(_ids(first, "a seeded generator"), _ids(again, "a seeded generator")):
-        raise AnswerError(ex, "two calls with generators seeded alike gave different ids: draw every random number from "
-                              "the `generator` argument (torch.multinomial(probs, 1, generator=generator)).")
+        raise AnswerError(ex, "two calls with generators seeded alike gave different ids: draw every random number "
+                              "from the `generator` argument (torch.multinomial(probs, 1, generator=generator)).")
     if torch.equal(_ids(first, "a seeded generator"), _ids(other, "a seeded generator")):
         raise AnswerError(ex, "generators with different seeds gave the same ids: draw the random numbers from the "
                               "`generator` argument, not from a generator of your own with a fixed seed.")
     if torch.equal(_ids(first, "a seeded generator"), _ids(used, "a generator already used")):
-        raise AnswerError(ex, "a generator that had already drawn a number gave the same ids as a fresh one with the same "
-                              "seed: your function starts the generator over (manual_seed, initial_seed()). Draw from "
-                              "the `generator` as it is given, so that two calls in a row give two different draws.")
+        raise AnswerError(ex, "a generator that had already drawn a number gave the same ids as a fresh one with the "
+                              "same seed: your function starts the generator over (manual_seed, initial_seed()). Draw "
+                              "from the `generator` as it is given, so that two calls in a row give two different "
+                              "draws.")
 
 
 def _check_whole_vocabulary(whole: _Request, vocab: int) -> None:

@@ -71,7 +71,8 @@ def plain_bilinear_score(Q: torch.Tensor, K: torch.Tensor, W: torch.Tensor) -> t
     return _einsum("...qa,ab,...kb->...qk", Q, W, K)
 
 
-def plain_additive_score(Q: torch.Tensor, K: torch.Tensor, W: torch.Tensor, U: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+def plain_additive_score(Q: torch.Tensor, K: torch.Tensor, W: torch.Tensor, U: torch.Tensor,
+                         v: torch.Tensor) -> torch.Tensor:
     """v . tanh(W q + U k) for each (query, key) pair in turn: a loop over pairs, in float64."""
     q64, k64, W64, U64, v64 = (t.detach().double().cpu() for t in (Q, K, W, U, v))
     lead = q64.shape[:-2]
@@ -103,8 +104,8 @@ def _transposed(message_target: str) -> str:
 
 def _softmaxed(reference: Callable) -> list[Variant]:
     """Weights where scores belong: the softmax comes after the score function, not inside it."""
-    message = ("your function returns weights (a softmax of the scores, summing to 1 over {}); return the raw scores: the "
-               "softmax is applied after the score function.")
+    message = ("your function returns weights (a softmax of the scores, summing to 1 over {}); return the raw scores: "
+               "the softmax is applied after the score function.")
     return [Variant("softmax", message.format("the keys"), lambda *a: torch.softmax(reference(*a), dim=-1)),
             Variant("softmax_queries", message.format("the queries"), lambda *a: torch.softmax(reference(*a), dim=-2))]
 
@@ -116,15 +117,18 @@ def _cosine(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 def dot_score_mistakes() -> list[Variant]:
     return [
         *_softmaxed(plain_dot_score),
-        Variant("cosine", "you normalised the queries and keys to length 1 (cosine similarity); the dot score uses them "
+        Variant("cosine", "you normalised the queries and keys to length 1 (cosine similarity); the dot score uses "
+                          "them "
                 "as they are.", _cosine),
         Variant("transposed_roles", _transposed("Q K^T, not K Q^T"), lambda Q, K: K @ _t(Q)),
         Variant("scaled", "your dot scores are divided by sqrt(d); the plain dot score has no scaling "
                 "(that is scaled_dot_score, next).", lambda Q, K: Q @ _t(K) / math.sqrt(Q.shape[-1])),
-        Variant("same_position_only", "you multiplied query i with key i only (Q * K summed over the last axis), one score "
+        Variant("same_position_only", "you multiplied query i with key i only (Q * K summed over the last axis), one "
+                                      "score "
                 "per position; score every query against every key: shape (..., n_q, n_k).",
                 lambda Q, K: (Q * K).sum(-1)),
-        Variant("summed_over_keys", "your scores are summed over the keys (one number per query); keep one score per key: "
+        Variant("summed_over_keys", "your scores are summed over the keys (one number per query); keep one score per "
+                                    "key: "
                 "shape (..., n_q, n_k).", lambda Q, K: (Q @ _t(K)).sum(-1)),
     ]
 
@@ -146,8 +150,10 @@ def scaled_dot_score_mistakes() -> list[Variant]:
                 lambda Q, K: Q @ _t(K) / K.shape[-1]),
         Variant("multiplied", "your scores are multiplied by sqrt(d_k); divide by it instead.",
                 lambda Q, K: Q @ _t(K) * math.sqrt(K.shape[-1])),
-        Variant("sqrt_of_n_k", wrong_dim.format("the number of keys n_k (K.shape[-2])"), _over(lambda Q, K: K.shape[-2])),
-        Variant("sqrt_of_n_q", wrong_dim.format("the number of queries n_q (Q.shape[-2])"), _over(lambda Q, K: Q.shape[-2])),
+        Variant("sqrt_of_n_k", wrong_dim.format("the number of keys n_k (K.shape[-2])"),
+                _over(lambda Q, K: K.shape[-2])),
+        Variant("sqrt_of_n_q", wrong_dim.format("the number of queries n_q (Q.shape[-2])"),
+                _over(lambda Q, K: Q.shape[-2])),
         Variant("sqrt_of_first_axis", wrong_dim.format("the first axis (shape[0], the batch size here)"),
                 _over(lambda Q, K: Q.shape[0])),
         Variant("transposed_roles", _transposed("Q K^T, not K Q^T"), lambda Q, K: K @ _t(Q) / math.sqrt(K.shape[-1])),
@@ -161,15 +167,18 @@ def scaled_dot_score_mistakes() -> list[Variant]:
 def bilinear_score_mistakes() -> list[Variant]:
     return [
         *_softmaxed(plain_bilinear_score),
-        Variant("W_transposed", "you used W transposed: W has one row per entry of the query (d_q) and one column per entry "
+        Variant("W_transposed", "you used W transposed: W has one row per entry of the query (d_q) and one column per "
+                                "entry "
                 "of the key (d_k), so the score is q^T W k = (Q @ W) @ K^T, not Q @ W.T.",
                 lambda Q, K, W: Q @ W.T @ _t(K)),
-        Variant("W_ignored", "your score ignores W: that is the plain dot score; put W between the query and the key, q^T W k.",
+        Variant("W_ignored", "your score ignores W: that is the plain dot score; put W between the query and the key, "
+                             "q^T W k.",
                 lambda Q, K, W: Q @ _t(K)),
         Variant("transposed_roles", _transposed("Q W K^T, not K W^T Q^T"), lambda Q, K, W: K @ W.T @ _t(Q)),
         Variant("scaled", "your bilinear scores are divided by sqrt(d_k); the bilinear score q^T W k has no scaling.",
                 lambda Q, K, W: Q @ W @ _t(K) / math.sqrt(K.shape[-1])),
-        Variant("same_position_only", "you scored query i against key i only, one score per position; score every query "
+        Variant("same_position_only", "you scored query i against key i only, one score per position; score every "
+                                      "query "
                 "against every key: shape (..., n_q, n_k).", lambda Q, K, W: ((Q @ W) * K).sum(-1)),
     ]
 
@@ -196,25 +205,31 @@ def additive_score_mistakes() -> list[Variant]:
         *_softmaxed(plain_additive_score),
         Variant("no_tanh", "there is no tanh in your score: it is v . tanh(W q + U k), the tanh between the sum and v.",
                 lambda *a: _additive(*a, act=lambda x: x)),
-        Variant("tanh_after_v", "you applied tanh after the dot product with v; the tanh comes first: v . tanh(W q + U k).",
+        Variant("tanh_after_v", "you applied tanh after the dot product with v; the tanh comes first: v . tanh(W q + U "
+                                "k).",
                 lambda *a: _additive(*a, after=True)),
         Variant("tanh_each_part", "you took the tanh of W q and of U k separately; add them first, then one tanh: "
                 "tanh(W q + U k).", lambda *a: _additive(*a, separate=True)),
         Variant("W_U_swapped", "W and U are swapped: W multiplies the query and U the key, v . tanh(W q + U k).",
                 lambda *a: _additive(*a, swap=True)),
-        Variant("untransposed", "you multiplied by W and U untransposed: W has shape (d_a, d_q), so W q for every row q of Q "
+        Variant("untransposed", "you multiplied by W and U untransposed: W has shape (d_a, d_q), so W q for every row "
+                                "q of Q "
                 "is Q @ W.T (and U k is K @ U.T).", lambda *a: _additive(*a, w_t=False, u_t=False)),
-        Variant("W_untransposed", "you multiplied Q by W untransposed: W has shape (d_a, d_q), so W q for every row q of Q "
+        Variant("W_untransposed", "you multiplied Q by W untransposed: W has shape (d_a, d_q), so W q for every row q "
+                                  "of Q "
                 "is Q @ W.T.", lambda *a: _additive(*a, w_t=False)),
-        Variant("U_untransposed", "you multiplied K by U untransposed: U has shape (d_a, d_k), so U k for every row k of K "
+        Variant("U_untransposed", "you multiplied K by U untransposed: U has shape (d_a, d_k), so U k for every row k "
+                                  "of K "
                 "is K @ U.T.", lambda *a: _additive(*a, u_t=False)),
         Variant("no_v", "you summed the d_a hidden units instead of weighting them by v: the score is v . tanh(...), "
                 "(... ) @ v.", lambda *a: _additive(*a, use_v=False)),
         Variant("relu", "you used relu where the additive score uses tanh.", lambda *a: _additive(*a, act=torch.relu)),
-        Variant("sigmoid", "you used a sigmoid where the additive score uses tanh.", lambda *a: _additive(*a, act=torch.sigmoid)),
+        Variant("sigmoid", "you used a sigmoid where the additive score uses tanh.",
+                lambda *a: _additive(*a, act=torch.sigmoid)),
         Variant("transposed_roles", _transposed("the queries along the rows, the keys along the columns"),
                 lambda Q, K, W, U, v: _t(_additive(Q, K, W, U, v))),
-        Variant("same_position_only", "you scored query i against key i only, one score per position; every query against "
+        Variant("same_position_only", "you scored query i against key i only, one score per position; every query "
+                                      "against "
                 "every key needs the broadcast (..., n_q, 1, d_a) + (..., 1, n_k, d_a).",
                 lambda Q, K, W, U, v: torch.tanh(Q @ W.T + K @ U.T) @ v),
     ]
@@ -353,8 +368,8 @@ def check_bilinear_score(
     if square:  # W transposed, W left out and one score per position give other numbers here, not an error
         cases.append((random_tensor((3, 4), dtype, device, g), random_tensor((3, 4), dtype, device, g),
                       _weight((4, 4), dtype, device, g)))
-    cases.append((random_tensor((*batch, n_q, d_q), dtype, device, g), random_tensor((*batch, n_k, d_k), dtype, device, g),
-                  _weight((d_q, d_k), dtype, device, g)))
+    cases.append((random_tensor((*batch, n_q, d_q), dtype, device, g),
+                  random_tensor((*batch, n_k, d_k), dtype, device, g), _weight((d_q, d_k), dtype, device, g)))
     for Q, K, W in cases:
         label = f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}, W {tuple(W.shape)}"
         hint = (f"W has shape (d_q, d_k) = {tuple(W.shape)}: Q @ W has the keys' length d_k, then every pair is one "
@@ -384,9 +399,10 @@ def check_additive_score(
         W, U = _weight((da, dq), dtype, device, g), _weight((da, dk), dtype, device, g)
         v = random_tensor((da,), dtype, device, g)
         args = (Q, K, W, U, v)
-        label = f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}, W {tuple(W.shape)}, U {tuple(U.shape)}, v {tuple(v.shape)}"
-        hint = (f"W has shape (d_a, d_q) = {tuple(W.shape)} and U (d_a, d_k) = {tuple(U.shape)}: W q for every row of Q is "
-                "Q @ W.T, and a (..., n_q, 1, d_a) tensor plus a (..., 1, n_k, d_a) one gives every pair.")
+        label = (f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}, W {tuple(W.shape)}, U {tuple(U.shape)}, "
+                 f"v {tuple(v.shape)}")
+        hint = (f"W has shape (d_a, d_q) = {tuple(W.shape)} and U (d_a, d_k) = {tuple(U.shape)}: W q for every row of "
+                "Q is Q @ W.T, and a (..., n_q, 1, d_a) tensor plus a (..., 1, n_k, d_a) one gives every pair.")
         got = _run(ex, additive_score, args, plain_additive_score, label, hint)
         compare_answer(ex, got, plain_additive_score(*args), inputs=args, variants=additive_score_mistakes(),
                        what="the returned scores", case=label, terms=_terms(Q, K, d_a=da))

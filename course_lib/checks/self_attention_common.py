@@ -28,6 +28,7 @@ def thinking_machines(dtype: torch.dtype = torch.float64, device: Any = None) ->
 
 
 def reference_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
+    """Q K^T / sqrt(d_k), over the last two axes."""
     return torch.einsum("...qd,...kd->...qk", Q, K) / math.sqrt(Q.shape[-1])
 
 

@@ -15,7 +15,6 @@ from course_lib.grading import AnswerError, Terms, check_tensor, explain, report
 # ---------------------------------------------------------------------------
 # the decks' numbers
 
-
 #: "I am space invader" (the lecture "BERT and Other Language Models"): the attention scores before masking.
 SPACE_INVADER_WORDS = ["I", "am", "space", "invader"]
 SPACE_INVADER_SCORES = [
@@ -64,16 +63,22 @@ def _table_mistakes(step: str) -> list[tuple[torch.Tensor, str]]:
                 (exact["scores"], "these scores are not divided by sqrt(d_k) = sqrt(2)."),
                 (exact["scores"] * math.sqrt(2), "you multiplied by sqrt(2); divide by it.")]
     if step == "weights":
-        return [(torch.softmax(exact["scores"], -1), "this is the softmax of the unscaled scores; use machines_scaled."),
+        return [(torch.softmax(exact["scores"], -1),
+                 "this is the softmax of the unscaled scores; use machines_scaled."),
                 (exact["scaled"].exp(), "these are exponentials that do not sum to 1: divide them by their sum."),
                 (exact["scaled"] / exact["scaled"].sum(), "you divided the scores by their sum without exp first."),
-                (table_steps(2)["weights"], "these weights are rounded to two decimals like the slide; keep full precision.")]
+                (table_steps(2)["weights"],
+                 "these weights are rounded to two decimals like the slide; keep full precision.")]
     if step == "weighted_values":
         return [(exact["weighted"][:, [1, 0]], "the two columns are swapped: row j is machines_weights[j] * v_j."),
-                (table_steps(2)["weighted"], "these rows are rounded to two decimals like the slide; keep full precision.")]
-    return [(torch.tensor([0.24, 0.55], dtype=torch.float64), "this is the slide's text value; it is rounded (and off). Sum the rows of machines_weighted_values."),
-            (torch.tensor([0.23, 0.54], dtype=torch.float64), "this is the slide's table value, rounded at every step. Sum the exact rows."),
-            (torch.softmax(exact["scores"], -1) @ X, "this z uses the unscaled scores: the softmax must see the scores divided by sqrt(2)."),
+                (table_steps(2)["weighted"],
+                 "these rows are rounded to two decimals like the slide; keep full precision.")]
+    return [(torch.tensor([0.24, 0.55], dtype=torch.float64),
+             "this is the slide's text value; it is rounded (and off). Sum the rows of machines_weighted_values."),
+            (torch.tensor([0.23, 0.54], dtype=torch.float64),
+             "this is the slide's table value, rounded at every step. Sum the exact rows."),
+            (torch.softmax(exact["scores"], -1) @ X,
+             "this z uses the unscaled scores: the softmax must see the scores divided by sqrt(2)."),
             (exact["weighted"].sum(1), "you summed each row; z is the sum over the words (sum the rows, axis 0).")]
 
 
@@ -114,7 +119,8 @@ def check_machines_step(step: str, value: Any, *, exact: bool = False) -> None:
         if near(got, wrong) or (got.dim() == 2 and wrong.dim() == 2 and near(got.T, wrong)):
             raise AnswerError(ex, message)
     if step == "weighted_values" and got.shape == (2, 4) and near(got.T, expected):
-        raise AnswerError(ex, "machines_weighted_values is transposed: it should have 4 rows (one per word) and 2 columns.")
+        raise AnswerError(ex, "machines_weighted_values is transposed: it should have 4 rows (one per word) and 2 "
+                              "columns.")
     found = explain(got, expected, terms=_table_terms(step), what=name)
     if found:
         raise AnswerError(ex, f"{found} It should be {_TABLE_HINTS[step]}.")
@@ -186,7 +192,8 @@ def check_brown_dog_weights(brown_dog_weights: Any, *, exact: bool = False) -> N
         report_pass(ex, f"'brown' attends to itself with weight {expected[1]:.4f}")
         return
     if torch.allclose(got, torch.tensor([0.08, 0.91, 0.01, 0.0], dtype=torch.float64), atol=1e-3):
-        raise AnswerError(ex, "these are the slide's printed values; they do not follow from its scores. Compute the softmax.")
+        raise AnswerError(ex, "these are the slide's printed values; they do not follow from its scores. Compute the "
+                              "softmax.")
     if torch.allclose(got, torch.softmax(s / BROWN_DOG_DK, -1), atol=1e-4, rtol=0):
         raise AnswerError(ex, "divided by d_k = 64; divide by sqrt(d_k) = 8.")
     others = {"from the scores without the division by sqrt(64) = 8": torch.softmax(s, -1),

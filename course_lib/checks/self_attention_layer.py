@@ -37,15 +37,19 @@ def _attention_variants() -> list[Variant]:
     unscaled = lambda Q, K: Q @ K.transpose(-2, -1)  # noqa: E731
     return [
         Variant("no_scaling", "your scores are not divided by sqrt(d_k).", build(unscaled)),
-        Variant("softmax_wrong_axis", "your softmax is over the wrong axis: each query's weights (each row) must sum to 1 (dim=-1).",
+        Variant("softmax_wrong_axis", "your softmax is over the wrong axis: each query's weights (each row) must sum "
+                                      "to 1 (dim=-1).",
                 build(reference_scores, dim=-2)),
-        Variant("mask_after_softmax", "you apply the mask after the softmax, so the remaining weights no longer sum to 1: "
+        Variant("mask_after_softmax", "you apply the mask after the softmax, so the remaining weights no longer sum to "
+                                      "1: "
                 "set masked scores to -inf before the softmax.", build(reference_scores, mask_mode="after_softmax")),
-        Variant("mask_with_zero", "you mask with 0 instead of -inf: a score of 0 still gets weight exp(0) = 1 in the softmax.",
+        Variant("mask_with_zero", "you mask with 0 instead of -inf: a score of 0 still gets weight exp(0) = 1 in the "
+                                  "softmax.",
                 build(reference_scores, mask_mode="zero")),
         Variant("mask_inverted", "your mask is inverted: True means 'may attend' (fill -inf where the mask is False).",
                 build(reference_scores, mask_mode="inverted")),
-        Variant("transposed_roles", "your scores are transposed (K Q^T instead of Q K^T): row i must compare query i with every key.",
+        Variant("transposed_roles", "your scores are transposed (K Q^T instead of Q K^T): row i must compare query i "
+                                    "with every key.",
                 build(lambda Q, K: reference_scores(K, Q))),
         Variant("weights_not_times_V", "your output is the attention weights: multiply them by V to get the output.",
                 build(reference_scores, values="none")),
@@ -99,7 +103,8 @@ def check_self_attention(
         if kind == "causal":
             mask = torch.ones(n, n, dtype=torch.bool, device=device).tril()
         elif kind == "random":  # every row keeps its diagonal so no row is fully masked
-            mask = (torch.rand((*batch, n, n), generator=g) > 0.5).to(device) | torch.eye(n, dtype=torch.bool, device=device)
+            mask = ((torch.rand((*batch, n, n), generator=g) > 0.5).to(device)
+                    | torch.eye(n, dtype=torch.bool, device=device))
         label = f"Q {tuple(Q.shape)}, V {tuple(V.shape)}, mask: {kind}"
         expected_out, expected_w = reference_attention(Q, K, V, mask)
         result = call_answer(ex, self_attention, Q.clone(), K.clone(), V.clone(),
@@ -115,7 +120,8 @@ def check_self_attention(
         probes = _probes(Q, K, V, mask, batch, n, dtype, device)
         if (isinstance(output, torch.Tensor) and isinstance(weights, torch.Tensor) and output.shape == expected_w.shape
                 and weights.shape == expected_out.shape and expected_w.shape != expected_out.shape):
-            raise AnswerError(ex, f"the pair is in the wrong order: return (output, weights), the output first{case_note(label)}.")
+            raise AnswerError(ex, "the pair is in the wrong order: return (output, weights), the output "
+                                  f"first{case_note(label)}.")
         unmasked = reference_attention(Q, K, V) if mask is not None else None
         no_effect = "as if there were no mask: your mask has no effect (masked_fill returns a new tensor: assign it)"
         positions = (*["batch"] * len(batch), "query position")
@@ -128,5 +134,6 @@ def check_self_attention(
                        case=label, pick=lambda r: r[0], locate=_locate_in(self_attention, probes, 0),
                        terms=Terms(axes=(*positions, "value feature"),
                                    others={"from the scores instead of the softmax weights (scores @ V; the output is "
-                                           "weights @ V)": scores @ V, **({no_effect: unmasked[0]} if mask is not None else {})}))
+                                           "weights @ V)": scores @ V,
+                                           **({no_effect: unmasked[0]} if mask is not None else {})}))
     report_pass(ex, f"masks: {', '.join(masks)}")

@@ -23,9 +23,11 @@ def _score_variants() -> list[Variant]:
                 lambda Q, K: Q @ K.transpose(-2, -1)),
         Variant("divided_by_dk", "your scores are divided by d_k; divide by sqrt(d_k) instead.",
                 lambda Q, K: Q @ K.transpose(-2, -1) / Q.shape[-1]),
-        Variant("transposed_roles", "your scores are transposed: row i must hold query i against every key (Q K^T, not K Q^T).",
+        Variant("transposed_roles", "your scores are transposed: row i must hold query i against every key (Q K^T, not "
+                                    "K Q^T).",
                 lambda Q, K: reference_scores(K, Q)),
-        Variant("scaled_by_seq_len", "your scores are divided by sqrt(sequence length); the scale is sqrt(d_k), the size of each key.",
+        Variant("scaled_by_seq_len", "your scores are divided by sqrt(sequence length); the scale is sqrt(d_k), the "
+                                     "size of each key.",
                 lambda Q, K: Q @ K.transpose(-2, -1) / math.sqrt(K.shape[-2])),
     ]
 
@@ -51,12 +53,14 @@ def check_attention_scores(
     cases.append((f"random Q {tuple(Q.shape)}, K {tuple(K.shape)}", Q, K))
     for label, Q, K in cases:
         expected = reference_scores(Q, K)
-        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF,
-                          substitutes=_SCORE_HELPERS)
+        got = call_answer(ex, attention_scores, Q.clone(), K.clone(), banned=ATTENTION_BUILTINS,
+                          reason=WRITE_IT_YOURSELF, substitutes=_SCORE_HELPERS)
         d_k, n = Q.shape[-1], K.shape[-2]
-        compare_answer(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores", case=label,
-                       terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"), divisor=("sqrt(d_k)", math.sqrt(d_k)),
-                                   sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k, "the number of keys n": n}))
+        compare_answer(ex, got, expected, inputs=(Q, K), variants=_score_variants(), what="the returned scores",
+                       case=label, terms=Terms(axes=(*["batch"] * (Q.dim() - 2), "query", "key"),
+                                               divisor=("sqrt(d_k)", math.sqrt(d_k)),
+                                               sizes={"sqrt(d_k)": math.sqrt(d_k), "d_k": d_k,
+                                                      "the number of keys n": n}))
     report_pass(ex, f"{len(cases)} case(s)")
 
 
@@ -75,7 +79,8 @@ def _softmax_variants(dim: int) -> list[Variant]:
                 lambda x: torch.softmax(x, dim=_other_axis(x, dim))),
         Variant("ignores_dim", "your softmax ignores the `dim` argument and always uses the last axis.",
                 lambda x: torch.softmax(x, dim=-1)),
-        Variant("whole_tensor", "your softmax divides by the sum over the whole tensor; sum only along `dim` (keepdim=True).",
+        Variant("whole_tensor", "your softmax divides by the sum over the whole tensor; sum only along `dim` "
+                                "(keepdim=True).",
                 lambda x: x.exp() / x.exp().sum()),
         Variant("not_normalised", "your softmax returns exp(x) without dividing by the sum, so it does not sum to 1.",
                 lambda x: x.exp()),
@@ -114,13 +119,14 @@ def check_softmax(
                 and bool(torch.isfinite(expected).all())):
             if label == FAR_APART:
                 raise AnswerError(ex, "your softmax subtracts a maximum that is not each row's own (one for the whole "
-                                      "tensor, or one along another axis): with rows 1000 apart, exp underflows to 0 in "
-                                      "the rows below it, and 0 / 0 is nan. Subtract the maximum along `dim`: "
+                                      "tensor, or one along another axis): with rows 1000 apart, exp underflows to 0 "
+                                      "in the rows below it, and 0 / 0 is nan. Subtract the maximum along `dim`: "
                                       "x.max(dim=dim, keepdim=True).values.")
-            raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along `dim` before exp.")
-        compare_answer(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor", case=label,
-                       terms=Terms(sums_to_one=dim, axes=tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}"
-                                                               for i in range(x.dim()))))
+            raise AnswerError(ex, f"your softmax overflows on {label} (exp(1000) is inf): subtract the maximum along "
+                                  "`dim` before exp.")
+        axes = tuple("row" if i == 0 else "column" if i == x.dim() - 1 else f"axis {i}" for i in range(x.dim()))
+        compare_answer(ex, got, expected, inputs=(x,), variants=_softmax_variants(dim), what="the returned tensor",
+                       case=label, terms=Terms(sums_to_one=dim, axes=axes))
     report_pass(ex, f"{len(cases)} case(s), numerically stable")
 
 
@@ -135,14 +141,19 @@ def check_causal_mask(causal_mask: Callable, *, sizes: tuple[int, ...] = (4, 7, 
         got = call_answer(ex, causal_mask, n, banned=ATTENTION_BUILTINS, reason=WRITE_IT_YOURSELF)
         if isinstance(got, torch.Tensor) and got.dtype != torch.bool:
             if got.shape == (n, n) and got.is_floating_point() and bool(torch.isinf(got).any()):
-                raise AnswerError(ex, "returns an additive float mask (0 and -inf); return a bool tensor, True where attention is allowed.")
-            raise AnswerError(ex, f"should return a bool tensor (True where attention is allowed), got dtype {got.dtype}.")
+                raise AnswerError(ex, "returns an additive float mask (0 and -inf); return a bool tensor, True where "
+                                      "attention is allowed.")
+            raise AnswerError(ex, "should return a bool tensor (True where attention is allowed), got dtype "
+                                  f"{got.dtype}.")
         variants = [
-            Variant("inverted", "your mask is inverted: True must mean 'may attend', so the diagonal and below are True.",
+            Variant("inverted", "your mask is inverted: True must mean 'may attend', so the diagonal and below are "
+                                "True.",
                     lambda: ~expected),
-            Variant("future_allowed", "your mask lets each position see the future (True above the diagonal) and hides the past; use the lower triangle.",
+            Variant("future_allowed", "your mask lets each position see the future (True above the diagonal) and hides "
+                                      "the past; use the lower triangle.",
                     lambda: expected.T.contiguous()),
-            Variant("no_diagonal", "your mask hides each position from itself; the diagonal must be True (a word may attend to itself).",
+            Variant("no_diagonal", "your mask hides each position from itself; the diagonal must be True (a word may "
+                                   "attend to itself).",
                     lambda: torch.ones(n, n).tril(-1).bool()),
         ]
         compare_answer(ex, got, expected, variants=variants, what="the returned mask", case=f"n={n}",

@@ -21,7 +21,7 @@ from course_lib.grading import Banned, Probe, Terms, Variant, call_answer, compa
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 
-
+#: PyTorch's and the course's multi-head attention, switched off while it (and what is built on it) is graded
 MHA_BUILTINS = [
     Banned(nn.MultiheadAttention, "forward", "torch.nn.MultiheadAttention"),
     Banned(F, "multi_head_attention_forward", "torch.nn.functional.multi_head_attention_forward"),
@@ -68,8 +68,8 @@ def torch_mask(mask: torch.Tensor | None, num_heads: int) -> torch.Tensor | None
     return ~mask
 
 
-def plain_multi_head_attention(query, key, value, w, num_heads, mask=None, *, split="heads_last", scale="d_head", out_proj=True,
-                               mask_dims="per_sequence", merge="transpose_back"):
+def plain_multi_head_attention(query, key, value, w, num_heads, mask=None, *, split="heads_last", scale="d_head",
+                               out_proj=True, mask_dims="per_sequence", merge="transpose_back"):
     """Multi-head attention with plain tensor operations, correct or with one known mistake."""
     B, T_q, d = query.shape
     d_head = d // num_heads
@@ -98,7 +98,8 @@ def plain_multi_head_attention(query, key, value, w, num_heads, mask=None, *, sp
 def multi_head_attention_mistakes() -> list[Variant]:
     """The known wrong attentions, each a function of (query, key, value, weights, num_heads, mask)."""
     def v(name, message, **mistake):
-        return Variant(name, message, lambda q, k, val, w, h, m: plain_multi_head_attention(q, k, val, w, h, m, **mistake))
+        return Variant(name, message,
+                       lambda q, k, val, w, h, m: plain_multi_head_attention(q, k, val, w, h, m, **mistake))
     return [
         v("split_wrong_axis", "your heads are split along the wrong axis: view the projected (B, T, d_model) as "
           "(B, T, h, d_head) and then move h forward with .transpose(1, 2); reshaping straight to (B, h, T, d_head) "
@@ -125,6 +126,8 @@ CORRECT_MHA = {"multi_head_attention": _correct_multi_head_attention}
 
 
 def mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
+    """(kind, query, key, value, mask) for each kind of mask: "none", "causal", "per_sequence" (B, T_q, T_k), and
+    "cross" (keys and values of their own, of length ``t_k``)."""
     for kind in masks:
         query = random_tensor((batch, t_q, d_model), dtype, device, g)
         key = query if kind != "cross" else random_tensor((batch, t_k, d_model), dtype, device, g)
@@ -134,10 +137,12 @@ def mha_cases(batch, t_q, t_k, d_model, masks, dtype, device, g):
         if kind == "causal":
             mask = torch.ones(t_q, n_k, dtype=torch.bool).tril().to(device)
         elif kind == "per_sequence":  # every row keeps at least its diagonal, so no query is left with nothing
-            mask = ((torch.rand((batch, t_q, n_k), generator=g) > 0.5) | torch.eye(t_q, n_k, dtype=torch.bool)).to(device)
+            mask = ((torch.rand((batch, t_q, n_k), generator=g) > 0.5)
+                    | torch.eye(t_q, n_k, dtype=torch.bool)).to(device)
         yield kind, query, key, value, mask
 
 
+#: what an answer computed as if there were no mask is told
 MASK_HAS_NO_EFFECT = "as if there were no mask: your mask has no effect (is it passed on, and applied?)"
 
 
@@ -206,10 +211,10 @@ def check_multi_head_attention(multi_head_attention: Callable, *, batch: int = 2
                           {k: t.clone() for k, t in w.items()}, num_heads, mask=None if mask is None else mask.clone(),
                           banned=MHA_BUILTINS, reason=WRITE_IT_YOURSELF)
         label = f"{kind} mask, query {tuple(query.shape)}, key {tuple(key.shape)}, {num_heads} heads"
-        compare_answer(ex, got, expected, inputs=(query, key, value, w, num_heads, mask), variants=multi_head_attention_mistakes(),
-                       what="the returned output", case=label,
-                       terms=Terms(axes=("batch", "query position", "feature"),
-                                   others={} if mask is None else {MASK_HAS_NO_EFFECT: mha_reference(query, key, value, w, num_heads)}),
+        no_mask = {} if mask is None else {MASK_HAS_NO_EFFECT: mha_reference(query, key, value, w, num_heads)}
+        compare_answer(ex, got, expected, inputs=(query, key, value, w, num_heads, mask),
+                       variants=multi_head_attention_mistakes(), what="the returned output", case=label,
+                       terms=Terms(axes=("batch", "query position", "feature"), others=no_mask),
                        locate=lambda q=query, k=key, v=value, m=mask: run_probes(
                            ex, multi_head_attention, mha_reference, attention_probes((q, k, v, w), num_heads, m),
                            what="the returned output", banned=MHA_BUILTINS, reason=WRITE_IT_YOURSELF))

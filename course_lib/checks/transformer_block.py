@@ -23,7 +23,6 @@ from course_lib.grading import Banned, Probe, Terms, Variant, call_answer, compa
 
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
 
-
 _NORM_BUILTINS = [
     Banned(F, "layer_norm", "torch.nn.functional.layer_norm"),
     Banned(torch, "layer_norm", "torch.layer_norm"),
@@ -115,11 +114,13 @@ def check_add_norm(add_norm: Callable, *, shape: tuple[int, ...] = (2, 3, 6), ep
                        locate=lambda x=x, s=s, one=one, eps=eps: run_probes(
                            ex, add_norm, _norm_reference,
                            [Probe("for a single position", one, {"eps": eps},
-                                  "compute the mean and variance over the last axis only, each position's own features"),
+                                  "compute the mean and variance over the last axis only, each position's own "
+                                  "features"),
                             Probe("when sublayer_out is zero", (x, torch.zeros_like(s), gamma, beta), {"eps": eps},
                                   "look at the residual: LayerNorm(x + sublayer_out)"),
-                            Probe("when gamma is one and beta zero", (x, s, torch.ones_like(gamma), torch.zeros_like(beta)),
-                                  {"eps": eps}, "look at how gamma scales and beta shifts the normalised values")],
+                            Probe("when gamma is one and beta zero",
+                                  (x, s, torch.ones_like(gamma), torch.zeros_like(beta)), {"eps": eps},
+                                  "look at how gamma scales and beta shifts the normalised values")],
                            what="the returned tensor", banned=_NORM_BUILTINS, reason=WRITE_IT_YOURSELF))
     report_pass(ex, f"equal to F.layer_norm(x + sublayer_out) for eps in {list(eps_values)}")
 
@@ -223,11 +224,14 @@ def check_encoder_block(encoder_block: Callable, *, batch: int = 2, length: int 
         got = call_answer(ex, encoder_block, x.clone(), {k: t.clone() for k, t in w.items()}, num_heads,
                           mask=None if mask is None else mask.clone(), banned=_BLOCK_BUILTINS,
                           reason=WRITE_IT_YOURSELF, substitutes={**CORRECT_MHA, **_CORRECT_ADD_NORM})
+        no_mask = {} if mask is None else {MASK_HAS_NO_EFFECT: _block_reference(x, w, num_heads)}
         compare_answer(ex, got, expected, inputs=(x, w, num_heads, mask), variants=encoder_block_mistakes(),
-                       what="the block's output", case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
+                       what="the block's output",
+                       case=f"{kind} mask, x {tuple(x.shape)}, {num_heads} heads, d_ff={d_ff}",
                        terms=Terms(axes=("batch", "position", "feature"), layer_norm=(w["gamma_2"], w["beta_2"]),
-                                   others={} if mask is None else {MASK_HAS_NO_EFFECT: _block_reference(x, w, num_heads)}),
+                                   others=no_mask),
                        locate=lambda x=x, m=mask: run_probes(
-                           ex, encoder_block, _block_reference, attention_probes((x, w), num_heads, m), what="the block's output",
-                           banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF, substitutes={**CORRECT_MHA, **_CORRECT_ADD_NORM}))
+                           ex, encoder_block, _block_reference, attention_probes((x, w), num_heads, m),
+                           what="the block's output", banned=_BLOCK_BUILTINS, reason=WRITE_IT_YOURSELF,
+                           substitutes={**CORRECT_MHA, **_CORRECT_ADD_NORM}))
     report_pass(ex, f"equal to nn.TransformerEncoderLayer (post-norm); masks: {', '.join(masks)}")

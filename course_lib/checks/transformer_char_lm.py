@@ -11,7 +11,8 @@ from torch import nn
 import course_lib.train as course_train
 from course_lib.grading import AnswerError, describe_value, report_pass
 
-LEARNS_MARGIN = 0.5  # nats per character below the unigram entropy that a language model must reach to have learnt context
+#: nats per character below the unigram entropy that a language model must reach to have learnt context
+LEARNS_MARGIN = 0.5
 
 
 # ---------------------------------------------------------------------------
@@ -46,8 +47,9 @@ def check_char_lm(model: nn.Module, valid_loss: float, unigram_nats: float, *, m
     model.train(was_training)
     if not torch.allclose(before[:, :-1], after[:, :-1], rtol=1e-4, atol=1e-5):
         raise AnswerError(ex, "the logits at earlier positions change when only the LAST character changes, so the "
-                              "model sees the future it predicts: your encoder_block (or multi_head_attention) does not "
-                              "apply the causal mask (True = may attend, masked scores set to -inf before the softmax).")
+                              "model sees the future it predicts: your encoder_block (or multi_head_attention) does "
+                              "not apply the causal mask (True = may attend, masked scores set to -inf before the "
+                              "softmax).")
     if course_train.fast_run():  # training was cut to a few steps: only the structure is judged
         report_pass(ex, f"causal; held-out loss {valid_loss:.3f} nats per character after training shortened by "
                         f"{course_train.FAST_ENV}=1, so how far it learnt is not judged")

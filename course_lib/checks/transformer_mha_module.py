@@ -16,7 +16,8 @@ from course_lib.grading import AnswerError, Terms, call_answer, compare_answer, 
 # ---------------------------------------------------------------------------
 # class MultiHeadAttention(nn.Module): the same function with trainable projections
 
-_PROJECTIONS = (("q_proj", "W_q", "b_q"), ("k_proj", "W_k", "b_k"), ("v_proj", "W_v", "b_v"), ("out_proj", "W_o", "b_o"))
+_PROJECTIONS = (("q_proj", "W_q", "b_q"), ("k_proj", "W_k", "b_k"), ("v_proj", "W_v", "b_v"),
+                ("out_proj", "W_o", "b_o"))
 
 
 def run_mha_module(MultiHeadAttention: Callable, d_model: int, num_heads: int, weights: dict[str, torch.Tensor],
@@ -29,7 +30,8 @@ def run_mha_module(MultiHeadAttention: Callable, d_model: int, num_heads: int, w
     ex = "MultiHeadAttention"
     module = call_answer(ex, MultiHeadAttention, d_model, num_heads)
     if not isinstance(module, nn.Module):
-        raise AnswerError(ex, f"MultiHeadAttention(d_model, num_heads) should build an nn.Module, got {describe_value(module)}.")
+        raise AnswerError(ex, "MultiHeadAttention(d_model, num_heads) should build an nn.Module, got "
+                              f"{describe_value(module)}.")
     for name, _, _ in _PROJECTIONS:
         layer = getattr(module, name, None)
         if not isinstance(layer, nn.Linear) or (layer.in_features, layer.out_features) != (d_model, d_model) \
@@ -95,8 +97,9 @@ def check_mha_module(MultiHeadAttention: Callable, *, batch: int = 2, length: in
                                                                            f"key and value {tuple(k.shape)}",
                        terms=Terms(axes=("batch", "query position", "feature"), others=others))
         if not requires_grad:
-            raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it from "
-                                  "self.q_proj, self.k_proj, self.v_proj and self.out_proj, without torch.no_grad().")
+            raise AnswerError(ex, "the output does not depend on the module's parameters (no gradient): compute it "
+                                  "from self.q_proj, self.k_proj, self.v_proj and self.out_proj, without "
+                                  "torch.no_grad().")
         if missing:
             raise AnswerError(ex, f"no gradient reaches self.{missing[0]}: use the layer's own weight and bias in "
                                   "forward (not a detached copy or a tensor made once in __init__).")

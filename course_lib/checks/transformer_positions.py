@@ -23,8 +23,8 @@ _POSITION_BUILTINS = [
 # positional_encoding(max_len, d_model)
 
 
-def plain_positional_encoding(max_len: int, d_model: int, *, swap=False, halves=False, column_exponent=False, no_two=False,
-                              start=0) -> torch.Tensor:
+def plain_positional_encoding(max_len: int, d_model: int, *, swap=False, halves=False, column_exponent=False,
+                              no_two=False, start=0) -> torch.Tensor:
     """PE[pos, 2i] = sin(pos / 10000^(2i / d)), PE[pos, 2i+1] = cos(...), float64; or one known mistake."""
     pos = torch.arange(start, start + max_len, dtype=torch.float64)[:, None]  # (max_len, 1)
     column = torch.arange(d_model, dtype=torch.float64)  # (d,)
@@ -44,10 +44,12 @@ def positional_encoding_mistakes(max_len: int, d_model: int) -> list[Variant]:
     def v(name, message, **mistake):
         return Variant(name, message, lambda: plain_positional_encoding(max_len, d_model, **mistake))
     return [
-        v("sin_cos_swapped", "sine and cosine are swapped: even columns 2i get sin, odd columns 2i+1 get cos.", swap=True),
+        v("sin_cos_swapped", "sine and cosine are swapped: even columns 2i get sin, odd columns 2i+1 get cos.",
+          swap=True),
         v("halves", "you put all the sines in the first half and all the cosines in the second; the paper interleaves "
           "them: column 2i is sin and column 2i+1 is cos of the same frequency.", halves=True),
-        v("column_exponent", "your exponent uses the column index j, 10000^(j / d_model); columns 2i and 2i+1 share one "
+        v("column_exponent", "your exponent uses the column index j, 10000^(j / d_model); columns 2i and 2i+1 share "
+                             "one "
           "frequency, 10000^(2i / d_model).", column_exponent=True),
         v("no_two", "your exponent is i / d_model; it is 2i / d_model (the pair index i times 2).", no_two=True),
         v("from_one", "your positions start at 1; the first position is 0 (PE[0] = [0, 1, 0, 1, ...]).", start=1),
@@ -84,7 +86,8 @@ def check_positional_encoding(positional_encoding: Callable, *, sizes: Sequence[
     ex = "positional_encoding"
     for max_len, d_model in sizes:
         expected = plain_positional_encoding(max_len, d_model)
-        got = call_answer(ex, positional_encoding, max_len, d_model, banned=_POSITION_BUILTINS, reason=WRITE_IT_YOURSELF)
+        got = call_answer(ex, positional_encoding, max_len, d_model, banned=_POSITION_BUILTINS,
+                          reason=WRITE_IT_YOURSELF)
         if not isinstance(got, torch.Tensor):
             raise AnswerError(ex, f"should return a tensor of shape (max_len, d_model), got {describe_value(got)}.")
         if not got.is_floating_point():

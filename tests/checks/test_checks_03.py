@@ -62,7 +62,7 @@ def test_a_python_float_norm_and_float64_pass(capsys):
 
 def test_rnn_forward_does_not_charge_a_wrong_rnn_step_again():
     namespace = {"torch": torch, "rnn_step": lambda x_t, h, U, W, b: x_t @ U.T}  # a wrong step
-    exec("def rnn_forward(x, h0, U, W, b):\n    h, hs = h0, []\n    for t in range(x.shape[1]):\n"
+    exec("def rnn_forward(x, h0, U, W, b):\n    h, hs = h0, []\n    for t in range(x.shape[1]):\n"  # noqa: S102 (a student's answer, as its cell defines it)
          "        h = rnn_step(x[:, t], h, U, W, b)\n        hs.append(h)\n    return torch.stack(hs, 1), h\n", namespace)
     check_rnn_forward(namespace["rnn_forward"])
     assert namespace["rnn_step"](torch.ones(1, 2), None, torch.ones(3, 2), None, None).shape == (1, 3)  # restored

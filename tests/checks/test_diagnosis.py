@@ -168,7 +168,7 @@ def test_float64_cross_entropy_of_float32_logits_is_accepted(capsys):
 
 def test_perplexity_without_k_is_told_so_not_a_type_error():
     namespace = {}
-    exec("def perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):\n"
+    exec("def perplexity(sentences, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None):\n"  # noqa: S102 (a student's answer, as its cell defines it)
          "    import math\n"
          "    total = sum(sentence_logprob(s, counts_n, counts_n_minus_1, n) for s in sentences)\n"
          "    return math.exp(-total / sum(len(s) + 1 for s in sentences))\n", namespace)

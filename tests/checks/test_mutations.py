@@ -230,7 +230,7 @@ def test_an_error_the_solution_raises_with_one_change_is_found():
     from notebook_runner import compile_cell
 
     namespace = {}
-    exec(compile_cell("import torch\n"
+    exec(compile_cell("import torch\n"  # noqa: S102 (a student's cell, compiled as IPython does)
                       "def running(x):\n"
                       "    hs, total = [], torch.zeros_like(x[:, 0])\n"
                       "    for t in range(x.shape[1] + 1):\n"

@@ -71,7 +71,7 @@ def run_case(kernel: SolutionKernel, case) -> Outcome:
         with contextlib.redirect_stdout(printed):
             kernel.answer(case.cell, case.source)
             kernel.run_cell(case.test_cell)
-    except Exception as err:  # an AnswerError, or anything else the check raised
+    except Exception as err:  # noqa: BLE001 (an AnswerError, or anything else the check raised)
         sentence = str(err)
         return Outcome(case, sentence, True, names(sentence, case.names_it))
     finally:
