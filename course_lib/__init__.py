@@ -8,6 +8,7 @@ Foundations
 - ``validation``: input checks that answer a wrong input with one sentence, one helper per kind of check.
 - ``weights``: copying PyTorch's or Hugging Face's weights into the course's modules, shape by shape.
 - ``data``: the four corpora (cat/dog grammar, docstring prose, Python source characters, gap task).
+- ``loss``: the language models' loss, mean cross-entropy over the counted target tokens.
 - ``train``: the model contract ``logits, loss = model(idx, targets=None)``, one training loop,
   one evaluation (loss, perplexity, bits) and one sampler for every language model.
 

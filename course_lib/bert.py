@@ -37,7 +37,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from course_lib.train import IGNORE_INDEX, lm_loss
+from course_lib.loss import IGNORE_INDEX, lm_loss
 from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock
 from course_lib.validation import (require_like, require_positive_int, require_probability, require_sequence_ids,
                                    require_shape, require_token_ids, require_type)
@@ -298,7 +298,7 @@ class BertForPreTraining(nn.Module):
 
     logits is :class:`PreTrainingLogits` (mlm (B, T, V), nsp (B, 2)). loss is None without
     labels; otherwise the masked-LM cross-entropy over the positions whose label is not -100
-    (``course_lib.train.lm_loss``) plus, when ``next_sentence_labels`` (B,) is given, the NSP
+    (``course_lib.loss.lm_loss``) plus, when ``next_sentence_labels`` (B,) is given, the NSP
     cross-entropy: the sum of the two, as in the paper.
     """
 

@@ -33,7 +33,7 @@ import torch.nn.functional as F
 from course_lib.bert import (COURSE_BERT_PATH, BertConfig, BertForPreTraining, CorpusVocab, mask_tokens,
                              minilm_tokenizer, special_tokens_mask)
 from course_lib.data import docstring_sentences
-from course_lib.train import IGNORE_INDEX
+from course_lib.loss import IGNORE_INDEX
 
 __all__ = ["PretrainConfig", "corpus_vocab", "encode_sentences", "sentence_pair_batch", "single_sentence_batch",
            "masked_lm_loss", "mlm_accuracy", "pretrain", "save_checkpoint", "main"]

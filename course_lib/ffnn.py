@@ -19,7 +19,7 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from course_lib.train import lm_loss
+from course_lib.loss import lm_loss
 from course_lib.validation import (require_positive_int, require_positive_ints, require_same_device, require_shape,
                                    require_token_ids)
 

@@ -32,7 +32,7 @@ from typing import Sequence
 import torch
 from torch import nn
 
-from course_lib.train import lm_loss
+from course_lib.loss import lm_loss
 from course_lib.validation import (require_float_tensor, require_hidden_state, require_index, require_positive_ints,
                                    require_probability, require_sequence, require_sequence_ids,
                                    require_tuple, require_type, require_types)

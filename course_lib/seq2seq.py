@@ -40,7 +40,7 @@ import torch
 import torch.nn as nn
 
 from course_lib.attention import attention_scores as scaled_dot_score
-from course_lib.train import lm_loss, model_device
+from course_lib.loss import lm_loss
 from course_lib.validation import (
     require_choice,
     require_float_tensor,
@@ -170,7 +170,7 @@ class Seq2Seq(nn.Module):
             self.score_weights = ScoreParameters(config.score, d, d, config.attention_size)
 
     def _check_ids(self, name: str, ids: torch.Tensor) -> None:
-        require_sequence_ids(name, ids, self.config.num_symbols, model_device(self))
+        require_sequence_ids(name, ids, self.config.num_symbols, self.output.weight.device)
 
     def encode(self, source: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder states H (B, S, 2h) and the decoder's first state s_0 (B, 2h)."""
@@ -267,7 +267,7 @@ def reversal_accuracy(model: Seq2Seq, length: int, n: int = 500, seed: int = 123
     was_training = model.training
     model.eval()
     source, target = reversal_batch(n, length, model.config.num_symbols, torch.Generator().manual_seed(seed))
-    source, target = source.to(model_device(model)), target.to(model_device(model))
+    source, target = source.to(model.output.weight.device), target.to(model.output.weight.device)
     logits, _ = model(source)
     model.train(was_training)
     right = logits.argmax(-1) == target                               # (n, length)

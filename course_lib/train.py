@@ -7,9 +7,10 @@ The model contract (nanoGPT's): ``logits, loss = model(idx, targets=None)``.
 - A sequence model (RNN, LSTM, Transformer) takes ``idx`` (B, T) and returns logits (B, T, V),
   position t predicting token t+1; ``targets`` is (B, T).
 
-Either way ``loss`` is :func:`lm_loss`: the mean cross-entropy in nats over the target tokens,
-with ``-100`` marking positions that do not count (padding). Batches are ``(idx, targets)``
-pairs of integer tensors; the loop moves them to the model's device.
+Either way ``loss`` is :func:`course_lib.loss.lm_loss` (re-exported here, with ``IGNORE_INDEX``): the
+mean cross-entropy in nats over the target tokens, with ``-100`` marking positions that do not
+count (padding). Batches are ``(idx, targets)`` pairs of integer tensors; the loop moves them to
+the model's device.
 """
 from __future__ import annotations
 
@@ -21,15 +22,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
 import torch
-import torch.nn.functional as F
 from tqdm.auto import tqdm
 
+from course_lib.loss import IGNORE_INDEX, lm_loss  # re-exported: notebooks import lm_loss from here
 from course_lib.validation import require_token_ids
 
 __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches", "sequence_batches",
            "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted", "fast_run"]
-
-IGNORE_INDEX = -100
 
 #: ``COURSE_FAST=1`` in the environment: every :func:`train` (and loop over :func:`budgeted`) stops after
 #: FAST_STEPS steps or FAST_SECONDS.
@@ -38,14 +37,6 @@ IGNORE_INDEX = -100
 FAST_ENV, FAST_STEPS, FAST_SECONDS = "COURSE_FAST", 20, 0.5
 
 Batch = tuple[torch.Tensor, torch.Tensor]
-
-
-def lm_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
-    """Mean cross-entropy (nats per token) of logits (..., V) against targets (...)."""
-    if logits.shape[:-1] != targets.shape:
-        raise ValueError(f"logits {tuple(logits.shape)} and targets {tuple(targets.shape)} do not match: "
-                         "logits must be targets' shape plus one vocabulary dimension.")
-    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=IGNORE_INDEX)
 
 
 def model_device(model: torch.nn.Module) -> torch.device:
@@ -58,7 +49,8 @@ def model_device(model: torch.nn.Module) -> torch.device:
 # batches
 
 
-def window_batches(contexts: torch.Tensor, targets: torch.Tensor, batch_size: int) -> Callable[[torch.Generator], Batch]:
+def window_batches(contexts: torch.Tensor, targets: torch.Tensor, batch_size: int
+                   ) -> Callable[[torch.Generator], Batch]:
     """For window models: a function drawing ``batch_size`` random (context, target) rows.
 
     contexts (N, context) and targets (N,) are integer tensors.

@@ -37,7 +37,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from course_lib.attention import causal_mask, scaled_dot_product_attention
-from course_lib.train import lm_loss
+from course_lib.loss import lm_loss
 from course_lib.validation import (require_bool_mask, require_choice, require_float_tensor, require_positive_int,
                                    require_probability, require_same_kind, require_sequence_ids, require_type)
 from course_lib.weights import copy_layer_norm, copy_linear
