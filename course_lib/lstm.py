@@ -37,14 +37,14 @@ from course_lib.validation import (require_float_tensor, require_hidden_state, r
                                    require_probability, require_sequence, require_sequence_ids,
                                    require_tuple, require_type, require_types)
 
-__all__ = ["lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer", "set_fast_lstm",
-           "LSTMEncoder", "LSTMConfig", "LSTMLanguageModel"]
+__all__ = ["gates_step", "lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer",
+           "set_fast_lstm", "LSTMEncoder", "LSTMConfig", "LSTMLanguageModel"]
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]  # (h, c)
 
 
-def _gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_hh: torch.Tensor,
-                b_hh: torch.Tensor) -> LSTMState:
+def gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_hh: torch.Tensor,
+               b_hh: torch.Tensor) -> LSTMState:
     """One step, given input_part = W_ih x_t + b_ih (B, 4H), which does not depend on h."""
     a = input_part + h_prev @ W_hh.T + b_hh  # (B, 4H): the four gates' pre-activations side by side
     a_i, a_f, a_g, a_o = a.chunk(4, dim=-1)  # (B, H) each, in PyTorch's order i, f, g, o
@@ -91,7 +91,7 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
                          {"W_ih": W_ih})
     require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "W_ih", W_ih)
     require_hidden_state("c_prev", c_prev, x_t.shape[0], hidden, "W_ih", W_ih)
-    return _gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
+    return gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
 
 
 def _check_sequence_and_state(x: torch.Tensor, state, params) -> tuple[LSTMState, tuple[torch.Tensor, ...]]:
@@ -119,7 +119,7 @@ def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torc
     input_part = x @ W_ih.T + b_ih  # (B, T, 4H): computed for all steps at once, it does not depend on h
     hs = []
     for t in range(x.shape[1]):
-        h, c = _gates_step(input_part[:, t], h, c, W_hh, b_hh)  # (B, H) each
+        h, c = gates_step(input_part[:, t], h, c, W_hh, b_hh)  # (B, H) each
         hs.append(h)
     return torch.stack(hs, dim=1), (h, c)  # (B, T, H), ((B, H), (B, H))
 

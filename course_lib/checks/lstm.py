@@ -27,7 +27,7 @@ from course_lib.grading import install_notebook_hooks  # noqa: F401 (the noteboo
 _LSTM_BUILTINS = [
     Banned(course_lstm, "lstm_cell", "course_lib.lstm.lstm_cell"),
     Banned(course_lstm, "lstm_forward", "course_lib.lstm.lstm_forward"),
-    Banned(course_lstm, "_gates_step", "course_lib.lstm._gates_step"),
+    Banned(course_lstm, "gates_step", "course_lib.lstm.gates_step"),
     Banned(course_lstm.LSTMLayer, "forward", "course_lib.lstm.LSTMLayer.forward"),
     Banned(course_lstm.LSTMEncoder, "forward", "course_lib.lstm.LSTMEncoder.forward"),
     Banned(course_lstm.LSTMLanguageModel, "forward", "course_lib.lstm.LSTMLanguageModel.forward"),
