@@ -5,7 +5,7 @@ One module per concept; later modules import earlier ones. Every module, with on
 
 Foundations
 - ``device``: one ``get_device()`` honouring ``COURSE_DEVICE=cpu|cuda|mps|auto``.
-- ``validation``: input checks that answer a wrong input with one sentence, one helper per kind of check.
+- ``validation``: input checks that answer a wrong input with one sentence, made once at a model's entry.
 - ``weights``: copying PyTorch's or Hugging Face's weights into the course's modules, shape by shape.
 - ``data``: the four corpora (cat/dog grammar, docstring prose, Python source characters, gap task).
 - ``loss``: the language models' loss, mean cross-entropy over the counted target tokens.

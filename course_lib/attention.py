@@ -15,7 +15,7 @@ import math
 
 import torch
 
-from course_lib.validation import require_bool_mask, require_float_tensor, require_positive_int, require_same_size
+from course_lib.validation import require_attention, require_positive_int
 
 
 def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tensor:
@@ -26,9 +26,7 @@ def causal_mask(n: int, device: torch.device | str | None = None) -> torch.Tenso
 
 def attention_scores(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     """Q (..., n_q, d_k), K (..., n_k, d_k) -> scaled scores (..., n_q, n_k)."""
-    require_float_tensor("Q", Q, "(..., seq_len, dim)")
-    require_float_tensor("K", K, "(..., seq_len, dim)")
-    require_same_size("Q", Q, "K", K, -1, "share their last dimension d_k")
+    require_attention(Q, K)
     d_k = Q.shape[-1]
     return Q @ K.transpose(-2, -1) / math.sqrt(d_k)
 
@@ -41,11 +39,9 @@ def scaled_dot_product_attention(
     ``mask`` is a bool tensor broadcastable to (..., n_q, n_k), True where attention
     is allowed (the convention of ``F.scaled_dot_product_attention``).
     """
-    require_float_tensor("V", V, "(..., seq_len, dim)")
-    scores = attention_scores(Q, K)  # (..., n_q, n_k)
-    require_same_size("K", K, "V", V, -2, "have the same number of positions")
+    scores = attention_scores(Q, K)  # (..., n_q, n_k); it checks Q and K
+    require_attention(K=K, V=V, mask=mask)
     if mask is not None:
-        require_bool_mask("mask", mask, scores.device, "Q and K")
         scores = scores.masked_fill(~mask, float("-inf"))
     weights = torch.softmax(scores, dim=-1)  # (..., n_q, n_k)
     return weights @ V, weights

@@ -39,8 +39,10 @@ from torch import nn
 
 from course_lib.loss import IGNORE_INDEX, lm_loss
 from course_lib.transformer import ACTIVATIONS, BlockConfig, EncoderBlock
-from course_lib.validation import (require_like, require_positive_int, require_probability, require_sequence_ids,
-                                   require_shape, require_token_ids, require_type)
+from course_lib.validation import (inputs_checked, require, require_bool_mask, require_config, require_head_split,
+                                   require_ids_like, require_like, require_padding_mask, require_positive_int,
+                                   require_probability, require_sequence_ids, require_shape, require_token_ids,
+                                   require_type)
 from course_lib.weights import copy_layer_norm, copy_linear, copy_tensor, read_checkpoint
 
 __all__ = ["BertConfig", "BertEmbeddings", "BertModel", "BertOutput", "init_bert_weights", "MLMHead", "NSPHead",
@@ -68,11 +70,8 @@ class BertConfig:
     activation: str = "gelu"
 
     def __post_init__(self):
-        for name in ("vocab_size", "hidden_size", "num_layers", "num_heads", "intermediate_size", "max_position",
-                     "type_vocab_size"):
-            require_positive_int(name, getattr(self, name))
-        require_probability("dropout", self.dropout)
-        _ = self.block_config  # building it checks the head split, the activation and layer_norm_eps
+        require_config(self, activation=ACTIVATIONS)
+        require_head_split(self.hidden_size, self.num_heads)
 
     @property
     def block_config(self) -> BlockConfig:
@@ -83,9 +82,8 @@ class BertConfig:
     @classmethod
     def from_hf(cls, hf_config) -> "BertConfig":
         """The same sizes as a ``transformers.BertConfig`` (which names them differently)."""
-        if getattr(hf_config, "position_embedding_type", "absolute") != "absolute":
-            raise ValueError(f"only absolute (learned) position embeddings are supported, "
-                             f"got {hf_config.position_embedding_type!r}.")
+        position = getattr(hf_config, "position_embedding_type", "absolute")
+        require(position == "absolute", f"only absolute (learned) position embeddings are supported, got {position!r}.")
         return cls(vocab_size=hf_config.vocab_size, hidden_size=hf_config.hidden_size,
                    num_layers=hf_config.num_hidden_layers, num_heads=hf_config.num_attention_heads,
                    intermediate_size=hf_config.intermediate_size, max_position=hf_config.max_position_embeddings,
@@ -149,24 +147,19 @@ class BertModel(nn.Module):
 
     def forward(self, input_ids: torch.Tensor, token_type_ids: torch.Tensor | None = None,
                 attention_mask: torch.Tensor | None = None, output_hidden_states: bool = False) -> BertOutput:
-        token_type_ids, keep = self._check_inputs(input_ids, token_type_ids, attention_mask)
+        cfg, device = self.config, self.embeddings.word_embeddings.weight.device
+        require_sequence_ids("input_ids", input_ids, cfg.vocab_size, device, cfg.max_position, "max_position")
+        token_type_ids = torch.zeros_like(input_ids) if token_type_ids is None else token_type_ids  # (B, T)
+        require_ids_like("token_type_ids", token_type_ids, "input_ids", input_ids, cfg.type_vocab_size)
+        require_padding_mask("attention_mask", attention_mask, "input_ids", input_ids)
+        keep = None if attention_mask is None else attention_mask.bool()  # (B, T): True = a real token
         x = self.embeddings(input_ids, token_type_ids)  # (B, T, H)
         hidden_states = [x]
-        for layer in self.layers:
-            x = layer(x, key_padding_mask=keep)  # (B, T, H): no causal mask, every token sees both sides
-            hidden_states.append(x)
+        with inputs_checked():  # the layers take what was checked here
+            for layer in self.layers:
+                x = layer(x, key_padding_mask=keep)  # (B, T, H): no causal mask, every token sees both sides
+                hidden_states.append(x)
         return BertOutput(x, tuple(hidden_states) if output_hidden_states else None)
-
-    def _check_inputs(self, input_ids, token_type_ids, attention_mask):
-        """Checked inputs: (token_type_ids (B, T), key padding mask (B, T) bool with True = real, or None)."""
-        config = self.config
-        require_sequence_ids("input_ids", input_ids, config.vocab_size, self.embeddings.word_embeddings.weight.device,
-                             config.max_position, "max_position")
-        if token_type_ids is None:
-            token_type_ids = torch.zeros_like(input_ids)
-        require_token_ids("token_type_ids", token_type_ids, config.type_vocab_size)
-        require_like("token_type_ids", token_type_ids, "input_ids", input_ids)
-        return token_type_ids, None if attention_mask is None else _keep_mask(attention_mask, input_ids)
 
 
 def init_bert_weights(module: nn.Module, std: float = 0.02) -> None:
@@ -181,24 +174,6 @@ def init_bert_weights(module: nn.Module, std: float = 0.02) -> None:
     if isinstance(module, nn.LayerNorm):
         nn.init.ones_(module.weight)
         nn.init.zeros_(module.bias)
-
-
-def _keep_mask(attention_mask, input_ids: torch.Tensor) -> torch.Tensor:
-    """Hugging Face's attention_mask (B, T) of 1 (real token) and 0 (padding) -> bool (B, T), True = real."""
-    if not isinstance(attention_mask, torch.Tensor) or attention_mask.dtype not in (
-            torch.bool, torch.int64, torch.int32, torch.uint8):
-        got = attention_mask.dtype if isinstance(attention_mask, torch.Tensor) else type(attention_mask).__name__
-        raise TypeError(f"attention_mask must be an integer or bool tensor with 1 for real tokens and 0 for "
-                        f"padding, got {got}.")
-    require_like("attention_mask", attention_mask, "input_ids", input_ids)
-    keep = attention_mask.bool()  # (B, T): True = a real token, which may be attended to
-    not_binary, empty_row = torch.stack([(keep != attention_mask).any(), ~keep.any(dim=1).all()]).tolist()  # one read
-    if not_binary:
-        raise ValueError("attention_mask must hold only 1 (real token) and 0 (padding).")
-    if empty_row:
-        raise ValueError("every sequence needs at least one real token (a 1 in attention_mask), "
-                         "otherwise its attention has nothing to attend to.")
-    return keep
 
 
 # ---------------------------------------------------------------------------
@@ -229,16 +204,14 @@ def mask_tokens(input_ids: torch.Tensor, special_mask: torch.Tensor, generator: 
     random ids; so the same generator state gives the same result.
     """
     require_token_ids("input_ids", input_ids)
-    if not isinstance(special_mask, torch.Tensor) or special_mask.dtype != torch.bool:
-        raise TypeError("special_mask must be a bool tensor with True for special tokens and padding.")
+    require_bool_mask("special_mask", special_mask, meaning="True for special tokens and padding")
     require_like("special_mask", special_mask, "input_ids", input_ids)
     require_positive_int("vocab_size", vocab_size)
-    require_probability("mask_prob", mask_prob, closed=True)
-    require_probability("mask_token_prob", mask_token_prob, closed=True)
-    require_probability("random_token_prob", random_token_prob, closed=True)
-    if mask_token_prob + random_token_prob > 1.0:
-        raise ValueError(f"mask_token_prob + random_token_prob must be at most 1, got "
-                         f"{mask_token_prob} + {random_token_prob}.")
+    for name, p in (("mask_prob", mask_prob), ("mask_token_prob", mask_token_prob),
+                    ("random_token_prob", random_token_prob)):
+        require_probability(name, p, closed=True)
+    require(mask_token_prob + random_token_prob <= 1.0, "mask_token_prob + random_token_prob must be at most 1, got "
+            f"{mask_token_prob} + {random_token_prob}.")
     shape, device = input_ids.shape, input_ids.device
     selected = (torch.rand(shape, generator=generator, device=device) < mask_prob) & ~special_mask  # (B, T)
     choice = torch.rand(shape, generator=generator, device=device)  # (B, T): which of the three
@@ -318,8 +291,7 @@ class BertForPreTraining(nn.Module):
         logits = PreTrainingLogits(self.mlm_head(hidden), self.nsp_head(hidden))  # (B, T, V), (B, 2)
         losses = []
         if labels is not None:
-            require_token_ids("labels", labels)
-            require_like("labels", labels, "input_ids", input_ids, " (-100 where nothing is predicted)")
+            require_ids_like("labels", labels, "input_ids", input_ids, why=" (-100 where nothing is predicted)")
             losses.append(lm_loss(logits.mlm, labels))
         if next_sentence_labels is not None:
             require_token_ids("next_sentence_labels", next_sentence_labels, 2)
@@ -374,7 +346,8 @@ def _copy_bert_model(ours: BertModel, theirs) -> None:
         for our_name, their in (("q_proj", attention.self.query), ("k_proj", attention.self.key),
                                 ("v_proj", attention.self.value), ("out_proj", attention.output.dense)):
             copy_linear(getattr(block.self_attention, our_name), their.weight, their.bias, f"{where}.{our_name}")
-        copy_layer_norm(block.attention_add_norm.norm, attention.output.LayerNorm, f"{where}.attention.output.LayerNorm")
+        copy_layer_norm(block.attention_add_norm.norm, attention.output.LayerNorm,
+                        f"{where}.attention.output.LayerNorm")
         copy_linear(block.feed_forward.expand, layer.intermediate.dense.weight, layer.intermediate.dense.bias,
                      f"{where}.intermediate.dense")
         copy_linear(block.feed_forward.contract, layer.output.dense.weight, layer.output.dense.bias,

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 from course_lib.loss import lm_loss
-from course_lib.validation import (require_positive_int, require_positive_ints, require_same_device, require_shape,
+from course_lib.validation import (require, require_config, require_positive_int, require_same_device, require_shape,
                                    require_token_ids)
 
 __all__ = ["FFNNConfig", "FFNNLanguageModel", "context_windows"]
@@ -40,8 +40,7 @@ def context_windows(sentences: Sequence[Sequence[int]], context_size: int, bos_i
         for t in range(context_size, len(ids)):
             contexts.append(ids[t - context_size:t])
             targets.append(ids[t])
-    if not targets:
-        raise ValueError("context_windows got no sentences: the corpus is empty.")
+    require(targets, "context_windows got no sentences: the corpus is empty.")
     return torch.tensor(contexts, dtype=torch.long), torch.tensor(targets, dtype=torch.long)
 
 
@@ -54,8 +53,7 @@ class FFNNConfig:
     direct: bool = False    # Bengio's direct connections W x from the embeddings to the output
 
     def __post_init__(self):
-        require_positive_ints("FFNNConfig", vocab_size=self.vocab_size, context_size=self.context_size,
-                              embed_dim=self.embed_dim, hidden_dim=self.hidden_dim)
+        require_config(self)
 
 
 class FFNNLanguageModel(nn.Module):
@@ -87,6 +85,7 @@ class FFNNLanguageModel(nn.Module):
         return logits, loss
 
     def bengio_parameters(self) -> dict[str, torch.Tensor | None]:
-        """The weights under the paper's names: C (V, m), H (h, (n-1)m), d (h,), U (V, h), b (V,), W (V, (n-1)m) or None."""
+        """The weights under the paper's names: C (V, m), H (h, (n-1)m), d (h,), U (V, h), b (V,),
+        W (V, (n-1)m) or None."""
         return {"C": self.C.weight, "H": self.H.weight, "d": self.H.bias, "U": self.U.weight, "b": self.U.bias,
                 "W": None if self.W is None else self.W.weight}

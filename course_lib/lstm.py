@@ -33,14 +33,15 @@ import torch
 from torch import nn
 
 from course_lib.loss import lm_loss
-from course_lib.validation import (require_float_tensor, require_hidden_state, require_index, require_positive_ints,
-                                   require_probability, require_sequence, require_sequence_ids,
-                                   require_tuple, require_type, require_types)
+from course_lib.validation import (inputs_checked, require, require_config, require_index, require_pair,
+                                   require_positive_ints, require_probability, require_recurrent, require_sequence,
+                                   require_sequence_ids, require_tuple, require_type, require_types)
 
 __all__ = ["gates_step", "lstm_cell", "lstm_forward", "fused_lstm_forward", "lstm_weights_from_torch", "LSTMLayer",
            "set_fast_lstm", "LSTMEncoder", "LSTMConfig", "LSTMLanguageModel"]
 
 LSTMState = tuple[torch.Tensor, torch.Tensor]  # (h, c)
+WEIGHT_NAMES = ("W_ih", "W_hh", "b_ih", "b_hh")
 
 
 def gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_hh: torch.Tensor,
@@ -55,19 +56,6 @@ def gates_step(input_part: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Ten
     c_t = f * c_prev + i * g  # (B, H): keep part of the old cell, write part of the candidate
     h_t = o * torch.tanh(c_t)  # (B, H)
     return h_t, c_t
-
-
-def _check_lstm_weights(W_ih, W_hh, b_ih, b_hh) -> tuple[int, int]:
-    """W_ih (4H, D), W_hh (4H, H), b_ih and b_hh (4H,) of one dtype and device; returns (H, D)."""
-    require_float_tensor("W_ih", W_ih, "(4H, D)")
-    if W_ih.shape[0] % 4:
-        raise ValueError(f"W_ih must have shape (4H, D): the four gates' rows stacked, got shape {tuple(W_ih.shape)}.")
-    hidden, input_dim = W_ih.shape[0] // 4, W_ih.shape[1]
-    require_float_tensor("W_hh", W_hh, "(4H, H)", (4 * hidden, hidden), like={"W_ih": W_ih})
-    for name, bias in (("b_ih", b_ih), ("b_hh", b_hh)):
-        require_float_tensor(name, bias, "(4H,)", (4 * hidden,), f" with 4H = {4 * hidden} entries like W_ih's rows",
-                             {"W_ih": W_ih})
-    return hidden, input_dim
 
 
 def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_ih: torch.Tensor,
@@ -86,27 +74,19 @@ def lstm_cell(x_t: torch.Tensor, h_prev: torch.Tensor, c_prev: torch.Tensor, W_i
 
     the same function as ``nn.LSTMCell`` with those weights.
     """
-    hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like W_ih",
-                         {"W_ih": W_ih})
-    require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "W_ih", W_ih)
-    require_hidden_state("c_prev", c_prev, x_t.shape[0], hidden, "W_ih", W_ih)
+    weights = dict(zip(WEIGHT_NAMES, (W_ih, W_hh, b_ih, b_hh)))
+    require_recurrent({"x_t": x_t, "h_prev": h_prev, "c_prev": c_prev}, weights, gates=4, step=True)
     return gates_step(x_t @ W_ih.T + b_ih, h_prev, c_prev, W_hh, b_hh)
 
 
-def _check_sequence_and_state(x: torch.Tensor, state, params) -> tuple[LSTMState, tuple[torch.Tensor, ...]]:
-    """Validate lstm_forward's arguments; returns the start state (zeros when None) and the four weights."""
+def _start(x: torch.Tensor, state: LSTMState | None, params: Sequence[torch.Tensor]) -> LSTMState:
+    """lstm_forward's arguments checked; returns the start state, zeros (B, H) each when None."""
     require_tuple("params", params, 4, "a tuple of the four tensors (W_ih, W_hh, b_ih, b_hh)")
-    W_ih, W_hh, b_ih, b_hh = params
-    hidden, input_dim = _check_lstm_weights(W_ih, W_hh, b_ih, b_hh)
-    require_sequence("x", x, input_dim, "W_ih", W_ih)
-    batch = x.shape[0]
-    if state is None:
-        state = (x.new_zeros(batch, hidden), x.new_zeros(batch, hidden))
-    require_tuple("state", state, 2, "a pair (h0, c0) of (B, H) tensors or None")
-    require_hidden_state("h0", state[0], batch, hidden, "W_ih", W_ih)
-    require_hidden_state("c0", state[1], batch, hidden, "W_ih", W_ih)
-    return (state[0], state[1]), (W_ih, W_hh, b_ih, b_hh)
+    require_tuple("state", state, 2, "a pair (h0, c0) of (B, H) tensors or None", optional=True)
+    h0, c0 = (None, None) if state is None else state
+    require_recurrent({"x": x, "h0": h0, "c0": c0}, dict(zip(WEIGHT_NAMES, params)), gates=4)
+    zeros = x.new_zeros(x.shape[0], params[1].shape[1])  # (B, H)
+    return (zeros, zeros) if state is None else (h0, c0)
 
 
 def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torch.Tensor]
@@ -115,7 +95,8 @@ def lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequence[torc
 
     ``state`` is (h0, c0), each (B, H), or None for zeros; ``params`` is (W_ih, W_hh, b_ih, b_hh).
     """
-    (h, c), (W_ih, W_hh, b_ih, b_hh) = _check_sequence_and_state(x, state, params)
+    h, c = _start(x, state, params)
+    W_ih, W_hh, b_ih, b_hh = params
     input_part = x @ W_ih.T + b_ih  # (B, T, 4H): computed for all steps at once, it does not depend on h
     hs = []
     for t in range(x.shape[1]):
@@ -131,11 +112,11 @@ def fused_lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequenc
     The same function with the same weights, about 8x faster on a CPU for a 128-unit layer, and
     the cuDNN kernel on a GPU. The loop in :func:`lstm_forward` is the one to read.
     """
-    (h, c), weights = _check_sequence_and_state(x, state, params)
+    h, c = _start(x, state, params)
     # cuDNN keeps what its backward pass needs only in "train" mode: on whenever gradients are recorded
     with warnings.catch_warnings():  # cuDNN would rather have the four weights in one buffer; it copies them
         warnings.filterwarnings("ignore", message="RNN module weights are not part of single contiguous chunk")
-        hs, h_n, c_n = torch.lstm(x, (h[None], c[None]), list(weights), True, 1, 0.0,
+        hs, h_n, c_n = torch.lstm(x, (h[None], c[None]), list(params), True, 1, 0.0,
                                   torch.is_grad_enabled(), False, True)
     return hs, (h_n[0], c_n[0])  # (B, T, H), ((B, H), (B, H))
 
@@ -143,19 +124,14 @@ def fused_lstm_forward(x: torch.Tensor, state: LSTMState | None, params: Sequenc
 def lstm_weights_from_torch(lstm: nn.LSTM | nn.LSTMCell, layer: int = 0, reverse: bool = False
                             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     """(W_ih, W_hh, b_ih, b_hh) of an ``nn.LSTMCell``, or of one layer and direction of an ``nn.LSTM`` (detached)."""
-    if isinstance(lstm, nn.LSTMCell):
-        suffix = ""
-    elif isinstance(lstm, nn.LSTM):
-        if lstm.proj_size:
-            raise ValueError("lstm_weights_from_torch cannot copy an nn.LSTM with proj_size > 0.")
-        require_index("layer", layer, lstm.num_layers)
-        if reverse and not lstm.bidirectional:
-            raise ValueError("reverse=True asks for the backward direction, but this nn.LSTM is not bidirectional.")
-        suffix = f"_l{layer}" + ("_reverse" if reverse else "")
-    else:
-        raise TypeError(f"lstm_weights_from_torch takes an nn.LSTM or nn.LSTMCell, got {type(lstm).__name__}.")
-    if not lstm.bias:
-        raise ValueError("lstm_weights_from_torch needs an LSTM built with bias=True.")
+    require_type(lstm, (nn.LSTM, nn.LSTMCell), "lstm_weights_from_torch takes an nn.LSTM or nn.LSTMCell")
+    cell = isinstance(lstm, nn.LSTMCell)
+    require(lstm.bias and (cell or not lstm.proj_size), "lstm_weights_from_torch needs an LSTM built with bias=True "
+            "and proj_size=0.")
+    require(cell or not reverse or lstm.bidirectional, "reverse=True asks for the backward direction, but this "
+            "nn.LSTM is not bidirectional.")
+    require_index("layer", layer, 1 if cell else lstm.num_layers)
+    suffix = "" if cell else f"_l{layer}" + ("_reverse" if reverse else "")
     return tuple(getattr(lstm, f"{name}{suffix}").detach() for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"))
 
 
@@ -226,33 +202,29 @@ class LSTMEncoder(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor, state: LSTMState | None = None) -> tuple[torch.Tensor, LSTMState]:
-        require_float_tensor("x", x, "(B, T, D)")  # the layers check the rest
-        if state is not None:
-            self._check_state(state, x.shape[0])
+        first = self.layers[0][0].W_ih  # (4H, D)
+        require_sequence("x", x, first.shape[1], "W_ih", first)
+        require_pair("state", state, ("h0", "c0"), "(num_layers * dirs, B, H)",
+                     (self.num_layers * self.num_directions, len(x), self.hidden_dim), like={"W_ih": first})
         h_n, c_n = [], []
-        for l, directions in enumerate(self.layers):
-            outputs = []
-            for d, layer in enumerate(directions):
-                k = l * self.num_directions + d  # this layer and direction's row in the state
-                start = None if state is None else (state[0][k], state[1][k])
-                if d == 0:
-                    hs, (h, c) = layer(x, start)  # (B, T, H)
-                else:  # read the sequence backwards, then put the states back in time order
-                    hs, (h, c) = layer(x.flip(1), start)
-                    hs = hs.flip(1)  # (B, T, H): hs[:, t] has seen x_t .. x_T
-                outputs.append(hs)
-                h_n.append(h)
-                c_n.append(c)
-            x = torch.cat(outputs, dim=-1)  # (B, T, dirs * H)
-            if l < self.num_layers - 1:
-                x = self.dropout(x)
+        with inputs_checked():  # the layers take what was checked here
+            for l, directions in enumerate(self.layers):
+                outputs = []
+                for d, layer in enumerate(directions):
+                    k = l * self.num_directions + d  # this layer and direction's row in the state
+                    start = None if state is None else (state[0][k], state[1][k])
+                    if d == 0:
+                        hs, (h, c) = layer(x, start)  # (B, T, H)
+                    else:  # read the sequence backwards, then put the states back in time order
+                        hs, (h, c) = layer(x.flip(1), start)
+                        hs = hs.flip(1)  # (B, T, H): hs[:, t] has seen x_t .. x_T
+                    outputs.append(hs)
+                    h_n.append(h)
+                    c_n.append(c)
+                x = torch.cat(outputs, dim=-1)  # (B, T, dirs * H)
+                if l < self.num_layers - 1:
+                    x = self.dropout(x)
         return x, (torch.stack(h_n), torch.stack(c_n))
-
-    def _check_state(self, state, batch: int) -> None:
-        require_tuple("state", state, 2, "a pair (h0, c0) or None")
-        for name, s in zip(("h0", "c0"), state):
-            require_float_tensor(name, s, "(num_layers * dirs, B, H)",
-                                 (self.num_layers * self.num_directions, batch, self.hidden_dim))
 
     @torch.no_grad()
     def load_from_torch(self, lstm: nn.LSTM) -> "LSTMEncoder":
@@ -261,9 +233,8 @@ class LSTMEncoder(nn.Module):
         first = self.layers[0][0].W_ih.shape[1]
         theirs = (lstm.input_size, lstm.hidden_size, lstm.num_layers, 1 + lstm.bidirectional)
         ours = (first, self.hidden_dim, self.num_layers, self.num_directions)
-        if theirs != ours:
-            raise ValueError(f"the nn.LSTM must have this encoder's (input_size, hidden_size, num_layers, directions) "
-                             f"= {ours}, got {theirs}.")
+        require(theirs == ours, "the nn.LSTM must have this encoder's (input_size, hidden_size, num_layers, "
+                f"directions) = {ours}, got {theirs}.")
         for l, directions in enumerate(self.layers):
             for d, layer in enumerate(directions):
                 for ours_p, theirs_p in zip(layer.params, lstm_weights_from_torch(lstm, l, reverse=d == 1)):
@@ -281,9 +252,7 @@ class LSTMConfig:
     dropout: float = 0.0  # on the embeddings, between layers and before the head, while training
 
     def __post_init__(self):
-        require_positive_ints("LSTMConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim,
-                              hidden_dim=self.hidden_dim, num_layers=self.num_layers)
-        require_probability("LSTMConfig.dropout", self.dropout)
+        require_config(self)
 
 
 class LSTMLanguageModel(nn.Module):
@@ -298,9 +267,8 @@ class LSTMLanguageModel(nn.Module):
     def __init__(self, config: LSTMConfig):
         super().__init__()
         require_type(config, LSTMConfig, "LSTMLanguageModel takes an LSTMConfig")
-        if config.bidirectional:
-            raise ValueError("a language model cannot be bidirectional: the right-to-left LSTM would read the very "
-                             "tokens it has to predict; use LSTMEncoder(bidirectional=True) for a Bi-LSTM encoder.")
+        require(not config.bidirectional, "a language model cannot be bidirectional: the right-to-left LSTM would "
+                "read the very tokens it has to predict; use LSTMEncoder(bidirectional=True) for a Bi-LSTM encoder.")
         self.config = config
         self.embedding = nn.Embedding(config.vocab_size, config.embed_dim)
         self.encoder = LSTMEncoder(config.embed_dim, config.hidden_dim, config.num_layers, dropout=config.dropout)
@@ -324,11 +292,10 @@ class LSTMLanguageModel(nn.Module):
     def load_from_torch(self, embedding: nn.Embedding, lstm: nn.LSTM, head: nn.Linear) -> "LSTMLanguageModel":
         """Copy the weights of nn.Embedding -> nn.LSTM -> nn.Linear into this model; returns it."""
         require_types("load_from_torch", (embedding, lstm, head), (nn.Embedding, nn.LSTM, nn.Linear))
-        if embedding.weight.shape != self.embedding.weight.shape or head.weight.shape != self.head.weight.shape \
-                or head.bias is None:
-            raise ValueError(f"the embedding must be {tuple(self.embedding.weight.shape)} and the head "
-                             f"nn.Linear{tuple(self.head.weight.shape)[::-1]} with a bias, got "
-                             f"{tuple(embedding.weight.shape)} and nn.Linear{tuple(head.weight.shape)[::-1]}.")
+        ours = tuple(self.embedding.weight.shape), tuple(self.head.weight.shape)
+        theirs = tuple(embedding.weight.shape), tuple(head.weight.shape)
+        require(ours == theirs and head.bias is not None, f"the embedding must be {ours[0]} and the head "
+                f"nn.Linear{ours[1][::-1]} with a bias, got {theirs[0]} and nn.Linear{theirs[1][::-1]}.")
         self.encoder.load_from_torch(lstm)
         self.embedding.weight.copy_(embedding.weight)
         self.head.weight.copy_(head.weight)

@@ -6,22 +6,25 @@ from collections import Counter
 from typing import Iterable, Sequence
 
 from course_lib.data import BOS, EOS, UNK
+from course_lib.validation import require, require_number
 
 __all__ = ["count_ngrams", "pad", "NGramModel"]
 
 
+def _require_order(n: int) -> None:
+    require(isinstance(n, int) and not isinstance(n, bool) and n >= 1, f"n must be an integer >= 1, got {n!r}")
+
+
 def count_ngrams(tokens: Sequence[str], n: int) -> Counter:
     """Counter of every n-gram (a tuple of n tokens) in ``tokens``."""
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    _require_order(n)
     tokens = list(tokens)
     return Counter(zip(*(tokens[i:] for i in range(n))))
 
 
 def pad(tokens: Sequence[str], n: int) -> list[str]:
     """n-1 <s> in front, one </s> at the end."""
-    if n < 1:
-        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    _require_order(n)
     return [BOS] * (n - 1) + list(tokens) + [EOS]
 
 
@@ -29,10 +32,8 @@ class NGramModel:
     """An n-gram model with add-k smoothing (k=0: maximum likelihood)."""
 
     def __init__(self, n: int = 2, k: float = 0.0):
-        if not isinstance(n, int) or n < 1:
-            raise ValueError(f"n must be an integer >= 1, got {n!r}")
-        if k < 0:
-            raise ValueError(f"k must be >= 0, got {k!r}")
+        _require_order(n)
+        require_number("k", k, non_negative=True)
         self.n, self.k = n, float(k)
         self.counts: Counter = Counter()
         self.context_counts: Counter = Counter()
@@ -40,8 +41,7 @@ class NGramModel:
 
     def fit(self, sentences: Iterable[Sequence[str]]) -> "NGramModel":
         sentences = [list(s) for s in sentences]
-        if not sentences:
-            raise ValueError("cannot fit an n-gram model on an empty corpus")
+        require(sentences, "cannot fit an n-gram model on an empty corpus")
         for s in sentences:
             self.counts.update(count_ngrams(pad(s, self.n), self.n))
         for gram, c in self.counts.items():
@@ -52,12 +52,11 @@ class NGramModel:
         return self
 
     @property
-    def V(self) -> int:
+    def V(self) -> int:  # noqa: N802 (the lecture's V, the vocabulary size)
         return len(self.vocab)
 
     def prob(self, context: Sequence[str], word: str) -> float:
-        if not self.vocab:
-            raise ValueError("fit the model before asking for probabilities")
+        require(self.vocab, "fit the model before asking for probabilities")
         context = tuple(w if (w in self._known or w == BOS) else UNK for w in context)
         context = context[len(context) - (self.n - 1):] if self.n > 1 else ()
         word = word if word in self._known else UNK
@@ -77,8 +76,7 @@ class NGramModel:
 
     def perplexity(self, sentences: Iterable[Sequence[str]]) -> float:
         sentences = [list(s) for s in sentences]
-        if not sentences:
-            raise ValueError("perplexity of an empty set of sentences is undefined")
+        require(sentences, "perplexity of an empty set of sentences is undefined")
         logp = sum(self.sentence_logprob(s) for s in sentences)
         n_tokens = sum(len(s) + 1 for s in sentences)
         return math.exp(-logp / n_tokens)

@@ -26,8 +26,8 @@ import torch
 from torch import nn
 
 from course_lib.loss import lm_loss
-from course_lib.validation import (require_choice, require_float_tensor, require_hidden_state, require_index,
-                                   require_positive_ints, require_sequence, require_sequence_ids,
+from course_lib.validation import (inputs_checked, require, require_choice, require_config, require_float_tensor,
+                                   require_index, require_positive_ints, require_recurrent, require_sequence_ids,
                                    require_type, require_types)
 
 __all__ = ["NONLINEARITIES", "rnn_step", "rnn_forward", "rnn_weights_from_torch", "RNNLayer", "RNNConfig",
@@ -47,15 +47,6 @@ NONLINEARITIES: dict[str, Callable[[torch.Tensor], torch.Tensor]] = {
 # the cell and the loop over time
 
 
-def _check_rnn_weights(U, W, b) -> tuple[int, int]:
-    """U (H, D), W (H, H), b (H,) of one dtype and device; returns (H, D)."""
-    require_float_tensor("U", U, "(H, D)")
-    hidden, input_dim = U.shape
-    require_float_tensor("W", W, "(H, H)", (hidden, hidden), like={"U": U})  # it maps h_(t-1) to a_t
-    require_float_tensor("b", b, "(H,)", (hidden,), like={"U": U})
-    return hidden, input_dim
-
-
 def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.Tensor, b: torch.Tensor,
              nonlinearity: str = "tanh") -> torch.Tensor:
     """One time step: h_t = tanh(b + W h_{t-1} + U x_t) (or relu, or no nonlinearity: "identity").
@@ -63,9 +54,7 @@ def rnn_step(x_t: torch.Tensor, h_prev: torch.Tensor, U: torch.Tensor, W: torch.
     x_t (B, D), h_prev (B, H), U (H, D), W (H, H), b (H,) -> h_t (B, H).
     """
     require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-    hidden, input_dim = _check_rnn_weights(U, W, b)
-    require_float_tensor("x_t", x_t, "(B, D)", (None, input_dim), f" with D = {input_dim} columns like U", {"U": U})
-    require_hidden_state("h_prev", h_prev, x_t.shape[0], hidden, "U", U)
+    require_recurrent({"x_t": x_t, "h_prev": h_prev}, {"U": U, "W": W, "b": b}, step=True)
     a_t = b + h_prev @ W.T + x_t @ U.T  # (B, H): a_t = b + W h_{t-1} + U x_t for every row
     return NONLINEARITIES[nonlinearity](a_t)
 
@@ -77,11 +66,8 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
     hs[:, t] is h_t; h_T = hs[:, -1] is what a next call would continue from.
     """
     require_choice("nonlinearity", nonlinearity, NONLINEARITIES)
-    hidden, input_dim = _check_rnn_weights(U, W, b)
-    require_sequence("x", x, input_dim, "U", U)
-    batch = x.shape[0]
-    h0 = x.new_zeros(batch, hidden) if h0 is None else h0
-    require_hidden_state("h0", h0, batch, hidden, "U", U)
+    require_recurrent({"x": x, "h0": h0}, {"U": U, "W": W, "b": b})
+    h0 = x.new_zeros(x.shape[0], W.shape[0]) if h0 is None else h0  # (B, H)
     phi = NONLINEARITIES[nonlinearity]
     # U x_t + b does not depend on h, so it is computed for every step at once; only W h_{t-1}
     # has to wait for the previous step. That wait is why an RNN cannot run its steps in parallel.
@@ -96,8 +82,7 @@ def rnn_forward(x: torch.Tensor, h0: torch.Tensor | None, U: torch.Tensor, W: to
 def rnn_weights_from_torch(rnn: nn.RNN, layer: int = 0) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(U, W, b) of one layer of a PyTorch ``nn.RNN``: weight_ih, weight_hh and b = bias_ih + bias_hh (detached)."""
     require_type(rnn, nn.RNN, "rnn_weights_from_torch takes an nn.RNN")
-    if rnn.bidirectional or not rnn.bias:
-        raise ValueError("rnn_weights_from_torch needs a one-directional nn.RNN with bias=True.")
+    require(not rnn.bidirectional and rnn.bias, "rnn_weights_from_torch needs a one-directional nn.RNN with bias=True.")
     require_index("layer", layer, rnn.num_layers)
     names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh")
     U, W, b_ih, b_hh = (getattr(rnn, f"{name}_l{layer}").detach() for name in names)
@@ -135,8 +120,7 @@ class RNNConfig:
     num_layers: int = 1  # stacked: layer l+1 reads layer l's hidden states as its inputs
 
     def __post_init__(self):
-        require_positive_ints("RNNConfig", vocab_size=self.vocab_size, embed_dim=self.embed_dim,
-                              hidden_dim=self.hidden_dim, num_layers=self.num_layers)
+        require_config(self)
 
 
 class RNNLanguageModel(nn.Module):
@@ -167,15 +151,16 @@ class RNNLanguageModel(nn.Module):
     def forward_with_state(self, idx: torch.Tensor, state: torch.Tensor | None = None
                            ) -> tuple[torch.Tensor, torch.Tensor]:
         """idx (B, T), state (num_layers, B, H) or None -> (logits (B, T, V), final state (num_layers, B, H))."""
-        require_sequence_ids("idx", idx, self.config.vocab_size, self.V.device)
-        if state is not None:
-            shape = (self.config.num_layers, idx.shape[0], self.config.hidden_dim)
-            require_float_tensor("state", state, "(num_layers, B, H)", shape, like={"V": self.V})
+        cfg = self.config
+        require_sequence_ids("idx", idx, cfg.vocab_size, self.V.device)
+        require_float_tensor("state", state, "(num_layers, B, H)", (cfg.num_layers, len(idx), cfg.hidden_dim),
+                             like={"V": self.V}, optional=True)
         x = self.embedding(idx)  # (B, T, E)
         finals = []
-        for i, layer in enumerate(self.layers):
-            x, h_T = layer(x, None if state is None else state[i])  # (B, T, H), (B, H)
-            finals.append(h_T)
+        with inputs_checked():  # the layers take what was checked here
+            for i, layer in enumerate(self.layers):
+                x, h_T = layer(x, None if state is None else state[i])  # (B, T, H), (B, H)
+                finals.append(h_T)
         logits = self.c + x @ self.V.T  # (B, T, V): o_t = c + V h_t at every position
         return logits, torch.stack(finals)
 
@@ -192,9 +177,8 @@ class RNNLanguageModel(nn.Module):
                   head.in_features, head.out_features, rnn.nonlinearity, head.bias is not None)
         ours = (cfg.vocab_size, cfg.embed_dim, cfg.embed_dim, cfg.hidden_dim, cfg.num_layers,
                 cfg.hidden_dim, cfg.vocab_size, "tanh", True)
-        if theirs != ours:
-            raise ValueError("PyTorch's modules must have this model's sizes: (vocab, embed, rnn input, hidden, "
-                             f"layers, head in, head out, nonlinearity, head bias) = {ours}, got {theirs}.")
+        require(theirs == ours, "PyTorch's modules must have this model's sizes: (vocab, embed, rnn input, hidden, "
+                f"layers, head in, head out, nonlinearity, head bias) = {ours}, got {theirs}.")
         self.embedding.weight.copy_(embedding.weight)
         for i, layer in enumerate(self.layers):
             for ours_p, theirs_p in zip((layer.U, layer.W, layer.b), rnn_weights_from_torch(rnn, i)):

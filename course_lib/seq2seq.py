@@ -41,16 +41,9 @@ import torch.nn as nn
 
 from course_lib.attention import attention_scores as scaled_dot_score
 from course_lib.loss import lm_loss
-from course_lib.validation import (
-    require_choice,
-    require_float_tensor,
-    require_positive_int,
-    require_positive_ints,
-    require_same_size,
-    require_sequence_ids,
-    require_shape,
-    require_type,
-)
+from course_lib.validation import (inputs_checked, require, require_attention, require_choice, require_config,
+                                   require_float_tensor, require_positive_int, require_positive_ints,
+                                   require_sequence_ids, require_type)
 
 __all__ = ["dot_score", "scaled_dot_score", "bilinear_score", "additive_score", "SCORES", "Seq2SeqConfig",
            "ScoreParameters", "Seq2Seq", "reversal_batch", "reversal_batches", "reversal_accuracy", "symbols"]
@@ -60,21 +53,15 @@ __all__ = ["dot_score", "scaled_dot_score", "bilinear_score", "additive_score", 
 # score functions: every query (..., n_q, d_q) against every key (..., n_k, d_k) -> (..., n_q, n_k)
 
 
-def _require_queries_and_keys(Q: torch.Tensor, K: torch.Tensor) -> None:
-    require_float_tensor("Q", Q, "(..., n_q, d_q)")
-    require_float_tensor("K", K, "(..., n_k, d_k)", like={"Q": Q})
-
-
 def dot_score(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     """q_i . k_j for every query and key: Q (..., n_q, d), K (..., n_k, d) -> (..., n_q, n_k)."""
-    _require_queries_and_keys(Q, K)
-    require_same_size("Q", Q, "K", K, -1, "share their last dimension d (the dot score has no weights)")
+    require_attention(Q, K)  # the dot score has no weights: Q and K must share their last dimension
     return Q @ K.transpose(-2, -1)
 
 
 def bilinear_score(Q: torch.Tensor, K: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
     """q_i^T W k_j: Q (..., n_q, d_q), K (..., n_k, d_k), W (d_q, d_k) -> (..., n_q, n_k)."""
-    _require_queries_and_keys(Q, K)
+    require_attention(Q, K, same_dim=False)
     require_float_tensor("W", W, "(d_q, d_k)", (Q.shape[-1], K.shape[-1]),
                          f" = ({Q.shape[-1]}, {K.shape[-1]}), Q's and K's last dimensions", like={"Q": Q})
     return (Q @ W) @ K.transpose(-2, -1)                    # (..., n_q, d_k) @ (..., d_k, n_k)
@@ -85,9 +72,9 @@ def additive_score(Q: torch.Tensor, K: torch.Tensor, W: torch.Tensor, U: torch.T
 
     Returns (..., n_q, n_k). The lecture's form w2 . tanh(W1 [q; k]) is this one with W1 = [W U].
     """
-    _require_queries_and_keys(Q, K)
+    require_attention(Q, K, same_dim=False)
     require_float_tensor("v", v, "(d_a,)", like={"Q": Q})
-    d_a = v.shape[0]
+    d_a = len(v)
     require_float_tensor("W", W, "(d_a, d_q)", (d_a, Q.shape[-1]), f" = ({d_a}, {Q.shape[-1]}), v's length by Q's last "
                          "dimension", like={"Q": Q})
     require_float_tensor("U", U, "(d_a, d_k)", (d_a, K.shape[-1]), f" = ({d_a}, {K.shape[-1]}), v's length by K's last "
@@ -135,10 +122,7 @@ class Seq2SeqConfig:
     attention_size: int = 32         # d_a, the hidden units of the additive score
 
     def __post_init__(self):
-        require_positive_ints("Seq2SeqConfig", num_symbols=self.num_symbols, embed_dim=self.embed_dim,
-                              hidden_size=self.hidden_size, attention_size=self.attention_size)
-        if self.score is not None:  # None: no attention
-            require_choice("Seq2SeqConfig.score", self.score, SCORES)
+        require_config(self, score=SCORES)  # score None: no attention
 
 
 class Seq2Seq(nn.Module):
@@ -152,11 +136,10 @@ class Seq2Seq(nn.Module):
     def __init__(self, config: Seq2SeqConfig, score_fn: Callable[..., torch.Tensor] | None = None):
         super().__init__()
         require_type(config, Seq2SeqConfig, "Seq2Seq takes a Seq2SeqConfig")
-        if score_fn is not None and not callable(score_fn):
-            raise TypeError(f"score_fn must be a function (query, keys, *weights) -> scores, got {type(score_fn).__name__}.")
-        if score_fn is not None and config.score is None:
-            raise ValueError("score_fn is given but config.score is None (no attention): name the score it computes, "
-                             "e.g. Seq2SeqConfig(..., score='additive').")
+        require(score_fn is None or callable(score_fn), "score_fn must be a function (query, keys, *weights) -> "
+                f"scores, got {type(score_fn).__name__}.", TypeError)
+        require(score_fn is None or config.score is not None, "score_fn is given but config.score is None (no "
+                "attention): name the score it computes, e.g. Seq2SeqConfig(..., score='additive').")
         self.config = config
         h, d = config.hidden_size, 2 * config.hidden_size
         self.attends = config.score is not None
@@ -169,9 +152,6 @@ class Seq2Seq(nn.Module):
             self.score_fn = score_fn or SCORES[config.score]
             self.score_weights = ScoreParameters(config.score, d, d, config.attention_size)
 
-    def _check_ids(self, name: str, ids: torch.Tensor) -> None:
-        require_sequence_ids(name, ids, self.config.num_symbols, self.output.weight.device)
-
     def encode(self, source: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder states H (B, S, 2h) and the decoder's first state s_0 (B, 2h)."""
         states, last = self.encoder(self.source_embedding(source))     # (B, S, 2h), (2, B, h)
@@ -181,10 +161,10 @@ class Seq2Seq(nn.Module):
         """Queries (B, T, 2h) against keys = values (B, S, 2h) -> context (B, T, 2h), weights (B, T, S)."""
         scores = self.score_fn(queries, keys, *self.score_weights())   # (B, T, S)
         expected = (*queries.shape[:2], keys.shape[1])
-        if not isinstance(scores, torch.Tensor) or tuple(scores.shape) != expected:
+        if not isinstance(scores, torch.Tensor) or tuple(scores.shape) != expected:  # the score function's answer
             got = tuple(scores.shape) if isinstance(scores, torch.Tensor) else type(scores).__name__
-            raise ValueError(f"the score function returned {got} for queries (B, T, d) = {tuple(queries.shape)} and keys "
-                             f"(B, S, d) = {tuple(keys.shape)}; it must return (B, T, S) = {expected}.")
+            raise ValueError(f"the score function returned {got} for queries (B, T, d) = {tuple(queries.shape)} and "
+                             f"keys (B, S, d) = {tuple(keys.shape)}; it must return (B, T, S) = {expected}.")
         weights = torch.softmax(scores, dim=-1)                        # (B, T, S): each step's weights sum to 1
         return weights @ keys, weights                                 # (B, T, 2h), (B, T, S)
 
@@ -202,28 +182,28 @@ class Seq2Seq(nn.Module):
         With ``targets`` (B, T) the decoder reads the true previous symbols (teacher forcing);
         without, it reads its own greedy choices for ``steps`` steps (default: the source's length).
         """
-        self._check_ids("source", source)
+        device, symbols = self.output.weight.device, self.config.num_symbols
+        require_sequence_ids("source", source, symbols, device)
         if targets is not None:
-            self._check_ids("targets", targets)
-            require_shape("targets", targets, "(B, T)", (source.shape[0], None),
-                          f" with B = {source.shape[0]} rows, one per source sequence")
+            require_sequence_ids("targets", targets, symbols, device, batch=len(source))
         else:
             steps = source.shape[1] if steps is None else steps
             require_positive_int("steps", steps)
-        keys, state = self.encode(source)                              # (B, S, 2h), (B, 2h)
-        state = state.unsqueeze(0).contiguous()                        # (1, B, 2h), as nn.GRU wants it
-        start = torch.full((source.shape[0], 1), self.config.num_symbols, dtype=torch.long, device=source.device)
-        if targets is not None:  # every step reads the true previous symbol: all steps at once
-            previous = torch.cat([start, targets[:, :-1]], dim=1)      # (B, T)
-            states, _ = self.decoder(self.target_embedding(previous), state)   # (B, T, 2h)
-            return self.readout(states, keys)
-        logits, weights, previous = [], [], start
-        for _ in range(steps):                                         # greedy: read back the last choice
-            states, state = self.decoder(self.target_embedding(previous), state)   # (B, 1, 2h)
-            step_logits, step_weights = self.readout(states, keys)     # (B, 1, V), (B, 1, S)
-            logits.append(step_logits)
-            weights.append(step_weights)
-            previous = step_logits.argmax(-1)                          # (B, 1)
+        with inputs_checked():  # the score function takes what was checked here
+            keys, state = self.encode(source)                              # (B, S, 2h), (B, 2h)
+            state = state.unsqueeze(0).contiguous()                        # (1, B, 2h), as nn.GRU wants it
+            start = torch.full((len(source), 1), symbols, dtype=torch.long, device=source.device)
+            if targets is not None:  # every step reads the true previous symbol: all steps at once
+                previous = torch.cat([start, targets[:, :-1]], dim=1)      # (B, T)
+                states, _ = self.decoder(self.target_embedding(previous), state)   # (B, T, 2h)
+                return self.readout(states, keys)
+            logits, weights, previous = [], [], start
+            for _ in range(steps):                                         # greedy: read back the last choice
+                states, state = self.decoder(self.target_embedding(previous), state)   # (B, 1, 2h)
+                step_logits, step_weights = self.readout(states, keys)     # (B, 1, V), (B, 1, S)
+                logits.append(step_logits)
+                weights.append(step_weights)
+                previous = step_logits.argmax(-1)                          # (B, 1)
         return torch.cat(logits, dim=1), torch.cat(weights, dim=1) if self.attends else None
 
     def forward(self, source: torch.Tensor, targets: torch.Tensor | None = None

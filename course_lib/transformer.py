@@ -38,8 +38,9 @@ from torch import nn
 
 from course_lib.attention import causal_mask, scaled_dot_product_attention
 from course_lib.loss import lm_loss
-from course_lib.validation import (require_bool_mask, require_choice, require_float_tensor, require_positive_int,
-                                   require_probability, require_same_kind, require_sequence_ids, require_type)
+from course_lib.validation import (inputs_checked, require, require_attention_inputs, require_attention_masks,
+                                   require_choice, require_config, require_head_split, require_positive_int,
+                                   require_probability, require_sequence_ids, require_type)
 from course_lib.weights import copy_layer_norm, copy_linear
 
 __all__ = ["positional_encoding", "sinusoid_frequencies", "positional_shift_matrices", "SinusoidalPositions",
@@ -50,12 +51,6 @@ ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU}
 POSITIONALS = ("sinusoidal", "learned")
 
 
-def _check_divisible(d_model: int, num_heads: int) -> None:
-    if d_model % num_heads:
-        raise ValueError(f"d_model={d_model} must be divisible by num_heads={num_heads}, "
-                         "because each head gets d_model // num_heads dimensions.")
-
-
 # ---------------------------------------------------------------------------
 # positions
 
@@ -63,8 +58,8 @@ def _check_divisible(d_model: int, num_heads: int) -> None:
 def sinusoid_frequencies(d_model: int) -> torch.Tensor:
     """The d_model / 2 angular frequencies w_i = 1 / 10000^(2i / d_model), in float64."""
     require_positive_int("d_model", d_model)
-    if d_model % 2:
-        raise ValueError(f"the sinusoidal encoding pairs a sine with a cosine, so d_model must be even, got {d_model}.")
+    require(d_model % 2 == 0, "the sinusoidal encoding pairs a sine with a cosine, so d_model must be even, "
+            f"got {d_model}.")
     two_i = torch.arange(0, d_model, 2, dtype=torch.float64)  # (d_model/2,): 0, 2, 4, ...
     return torch.exp(-math.log(10000.0) * two_i / d_model)
 
@@ -93,8 +88,8 @@ def positional_shift_matrices(offset: int, d_model: int) -> torch.Tensor:
     M_i does not depend on pos, so "k positions later" is a linear map a model can learn;
     ``torch.block_diag(*M)`` is the whole (d_model, d_model) map: PE[pos+k] = that @ PE[pos].
     """
-    if not isinstance(offset, int) or isinstance(offset, bool):
-        raise TypeError(f"offset must be an integer number of positions, got {offset!r}.")
+    require(isinstance(offset, int) and not isinstance(offset, bool),
+            f"offset must be an integer number of positions, got {offset!r}.", TypeError)
     angles = offset * sinusoid_frequencies(d_model)  # (d_model/2,)
     cos, sin = angles.cos(), angles.sin()
     return torch.stack([torch.stack([cos, sin], -1), torch.stack([-sin, cos], -1)], -2)  # (d_model/2, 2, 2)
@@ -140,9 +135,7 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  fast: bool | None = None):
         super().__init__()
-        require_positive_int("d_model", d_model)
-        require_positive_int("num_heads", num_heads)
-        _check_divisible(d_model, num_heads)
+        require_head_split(d_model, num_heads)
         require_probability("dropout", dropout)
         self.d_model, self.num_heads, self.d_head = d_model, num_heads, d_model // num_heads
         self.dropout = float(dropout)  # on the attention weights, while training
@@ -155,13 +148,13 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query: torch.Tensor, key: torch.Tensor, value: torch.Tensor, mask: torch.Tensor | None = None,
                 *, key_padding_mask: torch.Tensor | None = None, need_weights: bool = False,
                 average_weights: bool = False) -> tuple[torch.Tensor, torch.Tensor | None]:
-        self._check_inputs(query, key, value)
+        require_attention_inputs(query, key, value, "q_proj.weight", self.q_proj.weight)
         batch, t_q, t_k = query.shape[0], query.shape[1], key.shape[1]
-        mask = self._combine_masks(mask, key_padding_mask, batch, t_q, t_k, query.device)  # (B|1, h|1, T_q|1, T_k|1)
+        require_attention_masks(mask, key_padding_mask, (batch, self.num_heads, t_q, t_k), query.device)
         fast = (not need_weights) if self.fast is None else self.fast
-        if fast and need_weights:
-            raise ValueError("the fast path (F.scaled_dot_product_attention) cannot return attention weights: "
-                             "set fast=False or None to get them.")
+        require(not (fast and need_weights), "the fast path (F.scaled_dot_product_attention) cannot return attention "
+                "weights: set fast=False or None to get them.")
+        mask = self._combine_masks(mask, key_padding_mask)  # (B|1, h|1, T_q|1, T_k|1)
         q = self._split_heads(self.q_proj(query))  # (B, h, T_q, d_head)
         k = self._split_heads(self.k_proj(key))  # (B, h, T_k, d_head)
         v = self._split_heads(self.v_proj(value))  # (B, h, T_k, d_head)
@@ -186,30 +179,12 @@ class MultiHeadAttention(nn.Module):
         batch, _, length, _ = x.shape  # (B, h, T, d_head)
         return x.transpose(1, 2).reshape(batch, length, self.d_model)  # (B, T, d_model): heads concatenated
 
-    def _check_inputs(self, query, key, value) -> None:
-        shape = f"(batch, seq_len, d_model={self.d_model})"
-        for name, x in (("query", query), ("key", key), ("value", value)):
-            require_float_tensor(name, x, shape, (None, None, self.d_model), " with the layer's d_model")
-            require_same_kind({"q_proj.weight": self.q_proj.weight, name: x}, allow_autocast=True)
-        if key.shape[:2] != value.shape[:2] or key.shape[0] != query.shape[0]:
-            raise ValueError(f"query, key and value must share the batch size and key and value the length, got "
-                             f"query {tuple(query.shape)}, key {tuple(key.shape)}, value {tuple(value.shape)}.")
-
-    def _combine_masks(self, mask, key_padding_mask, batch, t_q, t_k, device) -> torch.Tensor | None:
+    @staticmethod
+    def _combine_masks(mask, key_padding_mask) -> torch.Tensor | None:
         """One bool mask broadcastable to (B, h, T_q, T_k), or None when nothing is masked."""
-        full = (batch, self.num_heads, t_q, t_k)
-        if mask is not None:
-            require_bool_mask("mask", mask, device)
-            if mask.dim() == 3:
-                mask = mask[:, None]  # (B, T_q, T_k) -> (B, 1, T_q, T_k): the same for every head
-            if not 2 <= mask.dim() <= 4 or any(m not in (1, n) for m, n in zip(mask.shape[::-1], full[::-1])):
-                raise ValueError(f"mask must be (T_q, T_k), (batch, T_q, T_k) or (batch, heads, T_q, T_k) = "
-                                 f"{full} (or broadcastable to it), got shape {tuple(mask.shape)}.")
+        if mask is not None and mask.dim() == 3:
+            mask = mask[:, None]  # (B, T_q, T_k) -> (B, 1, T_q, T_k): the same for every head
         if key_padding_mask is not None:
-            require_bool_mask("key_padding_mask", key_padding_mask, device)
-            if key_padding_mask.shape != (batch, t_k):
-                raise ValueError(f"key_padding_mask must be (batch, T_k) = {(batch, t_k)} with True for real "
-                                 f"tokens, got shape {tuple(key_padding_mask.shape)}.")
             padding = key_padding_mask[:, None, None, :]  # (B, 1, 1, T_k): the same for every head and query
             mask = padding if mask is None else mask & padding
         return mask
@@ -281,13 +256,8 @@ class BlockConfig:
     layer_norm_eps: float = 1e-5  # added to the variance in every LayerNorm (BERT: 1e-12)
 
     def __post_init__(self):
-        for name in ("d_model", "num_heads", "d_ff"):
-            require_positive_int(name, getattr(self, name))
-        _check_divisible(self.d_model, self.num_heads)
-        require_probability("dropout", self.dropout)
-        require_choice("activation", self.activation, ACTIVATIONS)
-        if not isinstance(self.layer_norm_eps, float) or not self.layer_norm_eps > 0:
-            raise ValueError(f"layer_norm_eps must be a positive float, got {self.layer_norm_eps!r}.")
+        require_config(self, activation=ACTIVATIONS)
+        require_head_split(self.d_model, self.num_heads)
 
 
 BLOCK_CONFIG_SENTENCE = "blocks take a BlockConfig (a TransformerConfig has one as .block_config)"
@@ -366,13 +336,10 @@ class TransformerConfig:
     activation: str = "relu"
 
     def __post_init__(self):
-        for name in ("vocab_size", "block_size", "num_layers"):
-            require_positive_int(name, getattr(self, name))
-        require_choice("positional", self.positional, POSITIONALS)
-        _ = self.block_config  # building it checks d_model, num_heads, d_ff, dropout and activation
-        if self.positional == "sinusoidal" and self.d_model % 2:
-            raise ValueError(f"sinusoidal positions need an even d_model, got {self.d_model}; "
-                             "use positional='learned' or an even d_model.")
+        require_config(self, positional=POSITIONALS, activation=ACTIVATIONS)
+        require_head_split(self.d_model, self.num_heads)
+        require(self.positional == "learned" or self.d_model % 2 == 0, "sinusoidal positions need an even d_model, "
+                f"got {self.d_model}; use positional='learned' or an even d_model.")
 
     @property
     def block_config(self) -> BlockConfig:
@@ -415,8 +382,9 @@ class TransformerLM(nn.Module):
         positions = torch.arange(length, device=idx.device)  # (T,)
         x = self.dropout(self.token_embedding(idx) + self.position_embedding(positions))  # (B, T, d_model)
         mask = causal_mask(length, device=idx.device)  # (T, T): True where key j <= query i
-        for block in self.blocks:
-            x = block(x, mask)  # (B, T, d_model)
+        with inputs_checked():  # the blocks take what was checked here
+            for block in self.blocks:
+                x = block(x, mask)  # (B, T, d_model)
         logits = self.head(self.final_norm(x))  # (B, T, V)
         loss = None if targets is None else lm_loss(logits, targets)
         return logits, loss
