@@ -53,7 +53,8 @@ def _as_layers(attention, tokens: Sequence[str]) -> torch.Tensor:
     if attention.dim() != 4 or attention.shape[-1] != attention.shape[-2]:
         raise ValueError(f"attention must have shape (layers, heads, T, T), got {tuple(attention.shape)}.")
     if len(tokens) != attention.shape[-1]:
-        raise ValueError(f"there are {len(tokens)} tokens but the attention covers T = {attention.shape[-1]} positions.")
+        raise ValueError(f"there are {len(tokens)} tokens but the attention covers T = {attention.shape[-1]} "
+                         "positions.")
     return attention.detach().float().cpu()
 
 

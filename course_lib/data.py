@@ -307,7 +307,8 @@ class Vocab:
         counts = Counter(w for s in sentences for w in s)
         if not counts:
             raise ValueError("cannot build a vocabulary from an empty corpus")
-        self.itos = [UNK, BOS, EOS] + sorted(w for w, c in counts.items() if c >= min_count and w not in (UNK, BOS, EOS))
+        specials = (UNK, BOS, EOS)
+        self.itos = [*specials] + sorted(w for w, c in counts.items() if c >= min_count and w not in specials)
         self.stoi = {w: i for i, w in enumerate(self.itos)}
 
     def __len__(self) -> int:

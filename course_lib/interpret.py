@@ -176,7 +176,8 @@ def save_char_lstm(model: LSTMLanguageModel, itos: list[str], path: str | Path =
     if not isinstance(model, LSTMLanguageModel) or len(itos) != model.config.vocab_size:
         raise ValueError("save_char_lstm takes an LSTMLanguageModel and its vocabulary (one character per id).")
     c = model.config
-    config = {"vocab_size": c.vocab_size, "embed_dim": c.embed_dim, "hidden_dim": c.hidden_dim, "num_layers": c.num_layers}
+    config = {"vocab_size": c.vocab_size, "embed_dim": c.embed_dim, "hidden_dim": c.hidden_dim,
+              "num_layers": c.num_layers}
     state = {name: t.detach().float().cpu().contiguous() for name, t in model.state_dict().items()}
     path = Path(path)
     torch.save({"config": config, "itos": "".join(itos), "state_dict": state, "info": dict(info or {})}, path)

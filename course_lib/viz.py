@@ -169,7 +169,8 @@ def coloured_text(text: str, values, title: str = "", vmax: float | None = None,
 
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (len(text),):
-        raise ValueError(f"coloured_text needs one value per character: {len(text)} characters, got shape {values.shape}.")
+        raise ValueError(f"coloured_text needs one value per character: {len(text)} characters, "
+                         f"got shape {values.shape}.")
     scale = vmax if vmax is not None else (np.abs(values).max() or 1.0)
     colours = plt.get_cmap(cmap)((np.clip(values / scale, -1, 1) + 1) / 2)  # (T, 4) RGBA in [0, 1]
     spans = []

@@ -21,7 +21,8 @@ __all__ = ["copy_tensor", "copy_linear", "copy_layer_norm", "read_checkpoint"]
 def copy_tensor(ours: torch.Tensor | None, theirs: torch.Tensor | None, what: str) -> None:
     """ours <- theirs; both must exist (or both be None, e.g. a missing bias) and have one shape."""
     if (ours is None) != (theirs is None):
-        raise ValueError(f"cannot copy {what}: only one of the two modules has it; build both with the same bias setting.")
+        raise ValueError(f"cannot copy {what}: only one of the two modules has it; "
+                         "build both with the same bias setting.")
     if ours is None:
         return
     if ours.shape != theirs.shape:

@@ -54,7 +54,10 @@ def initial_split(word: str) -> Split:
 
 
 def merge_pieces(a: str, b: str) -> str:
-    """The piece that replaces ``a`` followed by ``b``: b loses its ``##`` ("l" + "##o" -> "lo", "##o" + "##w" -> "##ow")."""
+    """The piece that replaces ``a`` followed by ``b``: b loses its ``##``.
+
+    "l" + "##o" -> "lo", "##o" + "##w" -> "##ow".
+    """
     return a + b.removeprefix(PREFIX)
 
 
