@@ -214,7 +214,8 @@ class OneShot:
 
 
 def tensors_in(value: Any, found: list[torch.Tensor] | None = None, depth: int = 0) -> list[torch.Tensor]:
-    """Every tensor inside lists, tuples, dict values and one-shot iterators, in a fixed order (the same on both ends)."""
+    """Every tensor inside lists, tuples, dict values and one-shot iterators, in a fixed order (the same on both
+    ends)."""
     found = [] if found is None else found
     if depth > MAX_DEPTH:
         return found

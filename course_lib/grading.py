@@ -494,7 +494,7 @@ def call_answer(
         raise call_failure(exercise, "forbidden", label=err.label, reason=reason) from None
     except AnswerError:
         raise
-    except Exception as err:  # the student's own error, said plainly
+    except Exception as err:  # noqa: BLE001 (the student's own error, said plainly)
         raise call_failure(exercise, "raised", error_type=type(err).__name__, text=str(err), label=student_line(err),
                            args=args) from None
     finally:

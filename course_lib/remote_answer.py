@@ -142,7 +142,8 @@ def handle_in(func: Any, calls: list[tuple[tuple, dict]]) -> KernelName | None:
 
 
 def calls_to_kernel() -> contextlib.AbstractContextManager:
-    """Inside the block, a check's call of a :class:`KernelName` (or with one among its arguments) runs in the kernel."""
+    """Inside the block, a check's call of a :class:`KernelName` (or with one among its arguments) runs in the
+    kernel."""
     return kernel_route(handle_in)
 
 
@@ -168,7 +169,8 @@ def call_in_kernel(channel: Channel, exercise: str, func: Any, calls: list[tuple
     Returns each call's value, or the :class:`course_lib.grading.AnswerError` it raised there. Tensors a call
     changed in place (their values or ``.grad``) are changed here too.
     """
-    calls = [(tuple(_one_shot(a) for a in args), {k: _one_shot(v) for k, v in kwargs.items()}) for args, kwargs in calls]
+    calls = [(tuple(_one_shot(a) for a in args), {k: _one_shot(v) for k, v in kwargs.items()})
+             for args, kwargs in calls]
     sent = [tensors_in([args, kwargs]) for args, kwargs in calls]
     request = {"exercise": exercise, "func": func, "calls": calls, "banned": _banned_spec(banned), "reason": reason,
                "substitutes": substitutes or {}, "grads": [[t.grad for t in tensors] for tensors in sent],
