@@ -56,12 +56,12 @@ if TYPE_CHECKING:
     import nbformat
 
 _ALWAYS = ["ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.zmqshell"]
-#: Modules that look for the running kernel when they are imported: the course's checks install
-#: the one-line "not implemented yet" messages, ipywidgets registers its comm targets,
-#: matplotlib-inline its figure display, tqdm.auto picks the notebook progress bar (and
+#: Modules that look for the running kernel when they are imported: ipywidgets registers its comm
+#: targets, matplotlib-inline its figure display, tqdm.auto picks the notebook progress bar (and
 #: transformers and huggingface_hub import tqdm.auto). Imported in the zygote, where there is no
 #: kernel yet, they would behave as outside Jupyter in every kernel forked from it, so the kernel
-#: imports them itself. The course's own modules are read instead, for what else they import.
+#: imports them itself. The course's own modules import some of these (the training loop's progress
+#: bar, the widgets' views): they are read instead, for what else they import.
 KERNEL_HOOKED = ("course_lib", "ipywidgets", "matplotlib_inline", "tqdm.auto", "tqdm.autonotebook", "tqdm.notebook",
                  "transformers", "huggingface_hub")
 COURSE_PACKAGES = ("course_lib",)
