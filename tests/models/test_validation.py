@@ -1,5 +1,7 @@
-"""course_lib.validation: each kind of check answers a wrong input with one sentence, and the token range
-costs one read from the device."""
+"""course_lib.validation: each kind of check answers a wrong input with one sentence, a model checks its inputs
+once (not again in each layer), and the token range costs one read, made only on the CPU."""
+import sys
+
 import pytest
 import torch
 
@@ -8,8 +10,8 @@ from course_lib.ffnn import FFNNConfig, FFNNLanguageModel
 from course_lib.lstm import LSTMConfig, LSTMLanguageModel
 from course_lib.rnn import RNNConfig, RNNLanguageModel
 from course_lib.transformer import TransformerConfig, TransformerLM
-from course_lib.validation import (require_float_tensor, require_sequence_ids, require_shape, require_token_ids,
-                                   require_tuple, require_types)
+from course_lib.validation import (inputs_checked, require, require_float_tensor, require_padding_mask,
+                                   require_sequence_ids, require_shape, require_token_ids, require_tuple, require_types)
 
 READS = ("tolist", "item", "__int__", "__bool__", "__float__", "__index__")  # what copies a value to the host
 
@@ -81,3 +83,48 @@ def test_each_kind_of_check_says_what_was_expected(call, error, sentence):
     with pytest.raises(error) as raised:
         call()
     assert str(raised.value) == sentence
+
+
+def test_ids_and_masks_off_the_cpu_are_not_read(host_reads):
+    ids = torch.zeros(2, 3, dtype=torch.long, device="meta")  # a device whose values cannot be read at all
+    require_token_ids("idx", ids, 11)
+    require_sequence_ids("idx", ids, 11, ids.device)
+    require_padding_mask("attention_mask", torch.ones_like(ids), "input_ids", ids)
+    assert host_reads == []
+
+
+def test_inside_inputs_checked_the_helpers_skip():
+    with inputs_checked():
+        require(False, "not raised: the caller has checked")
+        require_float_tensor("x", "not a tensor", "(B, T, D)")
+    with pytest.raises(ValueError, match="raised again"):
+        require(False, "raised again once the block is left")
+
+
+def _helper_calls(model, *args) -> int:
+    """How many checks of course_lib.validation ran during one call of the model."""
+    calls = []
+
+    def profile(frame, event, arg):
+        code = frame.f_code
+        if event == "call" and code.co_filename.endswith("validation.py") and code.co_name != "unless_checked":
+            calls.append(code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        model(*args)
+    finally:
+        sys.setprofile(None)
+    return len(calls)
+
+
+@pytest.mark.parametrize("build", [
+    lambda layers: RNNLanguageModel(RNNConfig(11, 4, 6, num_layers=layers)),
+    lambda layers: LSTMLanguageModel(LSTMConfig(11, 4, 6, num_layers=layers)),
+    lambda layers: TransformerLM(TransformerConfig(11, 8, d_model=8, num_heads=2, num_layers=layers, d_ff=16)),
+    lambda layers: BertModel(BertConfig(vocab_size=11, hidden_size=8, num_layers=layers, num_heads=2,
+                                        intermediate_size=16, max_position=8)),
+])
+def test_a_model_checks_its_inputs_once_however_deep(build):
+    ids = torch.randint(0, 11, (2, 5))
+    assert _helper_calls(build(1), ids) == _helper_calls(build(4), ids) > 0
