@@ -1219,7 +1219,7 @@ def _rt_echo(step, i):
     """The table's right row plus the i-th hidden value recorded (plus 0.5 if none was: still a wrong answer, so that
     the cell scores nothing either way; the hidden cases now run after the last cell, so nothing is recorded)."""
     shift = _RT_H06[i] if i < len(_RT_H06) else 0.5
-    return (_rt_checks._table_steps()[step] + shift).tolist()
+    return (_rt_checks.table_steps()[step] + shift).tolist()
 '''
     suffix = {"table_scores": "machines_scores = _rt_echo('scores', 0)\n",
               "table_scaled": "machines_scaled = _rt_echo('scaled', 1)\n",
