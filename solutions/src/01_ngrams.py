@@ -6,11 +6,11 @@
 # %% [markdown]
 # # 01 · n-gram language models
 #
-# A **language model** gives a probability to every sentence. The lecture "Neural Network Language Models & BERT" lists what
-# that is good for: spelling correction and search-query completion, optical character
-# recognition of old books, statistical machine translation, question answering, speech
-# recognition. In each case the model ranks candidate outputs: "precipitation falls under
-# *gravity*" is more probable than "under *gravy*".
+# A **language model** gives a probability to every sentence. The lecture "Neural Network Language Models & BERT"
+# lists what that is good for: spelling correction and search-query completion, optical character
+# recognition of old books, statistical machine translation, question answering, speech recognition.
+# In each case the model ranks candidate outputs: "precipitation falls under *gravity*" is more
+# probable than "under *gravy*".
 #
 # In this notebook you will:
 #

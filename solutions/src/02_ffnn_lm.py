@@ -12,7 +12,9 @@
 # And the longer its window, the fewer of its contexts it has ever seen: with a vocabulary of
 # $V$ words there are $V^{n-1}$ possible contexts (the **curse of dimensionality**).
 #
-# Bengio et al. (2003) proposed the fix the lectures "Neural Network Language Models & BERT" and "Machine Learning, Big Data and AI: Block 6" walk through:
+# Bengio et al. (2003) proposed the fix the
+# lectures "Neural Network Language Models & BERT" and "Machine Learning, Big Data and AI: Block 6"
+# walk through:
 #
 # 1. give every word a learned vector, an **embedding**, so that words used alike get similar vectors;
 # 2. predict the next word with a **neural network** that reads the embeddings of the previous $n-1$ words.
@@ -42,7 +44,7 @@ import time
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F
+import torch.nn.functional as F  # noqa: F401 (for the students' answers)
 
 from course_lib import data, viz
 from course_lib.checks import ffnn as checks
@@ -232,7 +234,8 @@ config = FFNNConfig(vocab_size=len(vocab), context_size=CONTEXT, embed_dim=16, h
 model = FFNNLanguageModel(config)
 logits, _ = model(X_train[:8])
 print("logits:", tuple(logits.shape), "| parameters:", sum(p.numel() for p in model.parameters()))
-print("ffnn_forward equals the model:", torch.allclose(ffnn_forward(X_train[:8], model.bengio_parameters()), logits, atol=1e-6))
+print("ffnn_forward equals the model:",
+      torch.allclose(ffnn_forward(X_train[:8], model.bengio_parameters()), logits, atol=1e-6))
 
 # %% [markdown]
 # ## 5. The loss: cross-entropy
@@ -345,7 +348,8 @@ small_words = [data.tokenize(s) for s in data.train_valid_split(300, 0, 0, seed=
 X_small, Y_small = windows_of(small_words)
 seen_contexts = {tuple(c) for c in X_small.tolist()}
 unseen = torch.tensor([tuple(c) not in seen_contexts for c in X_valid.tolist()])
-print(f"{int(unseen.sum())} of {len(unseen)} validation positions have a 5-word context never seen in the 300 sentences")
+print(f"{int(unseen.sum())} of {len(unseen)} validation positions have a 5-word context never seen "
+      "in the 300 sentences")
 
 torch.manual_seed(0)
 small_model = FFNNLanguageModel(config).to(device)
@@ -375,7 +379,8 @@ rows = {
 }
 for n in (3, 6):
     ngram = NGramModel(n, k=0.01).fit(small_words)
-    rows[f"{n}-gram, add-0.01"] = [ngram.prob(vocab.decode(c), vocab.itos[t]) for c, t in zip(contexts.tolist(), targets.tolist())]
+    rows[f"{n}-gram, add-0.01"] = [ngram.prob(vocab.decode(c), vocab.itos[t])
+                                   for c, t in zip(contexts.tolist(), targets.tolist())]
 unseen_ppl = {name: perplexity_at(p) for name, p in rows.items()}
 for name, value in unseen_ppl.items():
     print(f"{name:>18}: perplexity {value:7.3f} on the unseen-context positions")

@@ -175,7 +175,8 @@ layer = lm.layers[0]
 with torch.no_grad():
     hs, _ = rnn_forward(lm.embedding(idx), torch.zeros(2, 12), layer.U, layer.W, layer.b)
     logits, _ = lm(idx)
-    print("c + V h_t from your rnn_forward equals the model's logits:", torch.allclose(lm.c + hs @ lm.V.T, logits, atol=1e-6))
+    print("c + V h_t from your rnn_forward equals the model's logits:",
+          torch.allclose(lm.c + hs @ lm.V.T, logits, atol=1e-6))
 
 # %% [markdown]
 # ## 3. Backpropagation through time
@@ -217,7 +218,8 @@ plt.show()
 #
 # $$\frac{\partial h_{t}}{\partial h_{t-1}} = \mathrm{diag}\big(1 - h_{t}^2\big)\, W
 # \qquad\text{so}\qquad
-# \frac{\partial L}{\partial h_t} = \Big(\prod_{k=t+1}^{T} \mathrm{diag}(1 - h_k^2)\, W\Big)^{\!\top} \frac{\partial L}{\partial h_T}$$
+# \frac{\partial L}{\partial h_t} = \Big(\prod_{k=t+1}^{T} \mathrm{diag}(1 - h_k^2)\, W\Big)^{\!\top}
+#   \frac{\partial L}{\partial h_T}$$
 #
 # A product of $T - t$ matrices. Ignore the $\tanh$ for a moment: then the product is $(W^\top)^{T-t}$,
 # and a matrix power grows or shrinks like $\rho(W)^{T-t}$, where the **spectral radius** $\rho(W)$ is the
@@ -280,13 +282,14 @@ for scale in (0.5, 0.9, 1.0, 1.1, 1.5):
 # %% [markdown]
 # ## 4. Gradient clipping
 #
-# Exploding gradients have a simple, blunt fix (the lecture "Neural Network Language Models & BERT": *"The exploding gradient problem can be
-# alleviated by clipping large gradient values to some maximum number"*). Gradient **norm clipping**
-# (Pascanu et al., 2013) treats all the gradients of the model as one long vector $g$ and shrinks it
-# when it is too long:
+# Exploding gradients have a simple, blunt fix (the lecture "Neural Network Language Models & BERT": *"The
+# exploding gradient problem can be alleviated by clipping large gradient values to some maximum
+# number"*). Gradient **norm clipping** (Pascanu et al., 2013) treats all the gradients of the model
+# as one long vector $g$ and shrinks it when it is too long:
 #
 # $$\lVert g \rVert = \sqrt{\textstyle\sum_{p} \lVert \nabla_p \rVert^2}
-# \qquad\text{if } \lVert g \rVert > \text{max\_norm}: \quad \nabla_p \leftarrow \nabla_p \cdot \frac{\text{max\_norm}}{\lVert g \rVert} \text{ for every parameter } p$$
+# \qquad\text{if } \lVert g \rVert > \text{max\_norm}: \quad
+#   \nabla_p \leftarrow \nabla_p \cdot \frac{\text{max\_norm}}{\lVert g \rVert} \text{ for every parameter } p$$
 #
 # The **direction** of the step is kept; only its length is capped. Clipping each tensor separately
 # would change the direction.
@@ -347,9 +350,10 @@ print(text[2000:2300])
 # %% [markdown]
 # We train the same RNN language model twice with plain SGD and a large learning rate, once without
 # and once with your `clip_grad_norm` (max_norm = 1). Every batch holds 32 random blocks of 64
-# characters: backpropagation through time runs over 64 steps, not over the whole corpus (**truncated
-# BPTT**, the lecture "LSTMs & Transformers"). Without clipping we still call `clip_grad_norm` with `max_norm=inf`, which never
-# clips, to record the gradient norm. About ten seconds in all.
+# characters: backpropagation through time runs over 64 steps, not over the whole corpus
+# (**truncated BPTT**, the lecture "LSTMs & Transformers"). Without clipping we still call
+# `clip_grad_norm` with `max_norm=inf`, which never clips, to record the gradient norm. About ten
+# seconds in all.
 
 # %% [demo]
 BLOCK, BATCH, STEPS, LR = 64, 32, 300, 2.0
@@ -418,9 +422,9 @@ out = sample(clipped_model, prompt, max_new_tokens=200, context_size=BLOCK, gene
 print("".join(itos[i] for i in out[0].tolist()))
 
 # %% [markdown]
-# Indentation, quotes, `._` names, words in capitals: local patterns, and not always real words. Whether a bracket opened
-# 40 characters ago gets closed is another matter; that needs the long-range gradient that this
-# notebook showed vanishing.
+# Indentation, quotes, `._` names, words in capitals: local patterns, and not always real words.
+# Whether a bracket opened 40 characters ago gets closed is another matter; that needs the
+# long-range gradient that this notebook showed vanishing.
 #
 # **Question (graded by your instructor).** Clipping fixed the exploding gradients of section 5. In
 # two or three sentences, using the product of Jacobians of section 3: why can a similar trick (for

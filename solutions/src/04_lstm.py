@@ -6,9 +6,10 @@
 # %% [markdown]
 # # 04 · Long Short-Term Memory
 #
-# Notebook 03 ended with a diagnosis: in a simple RNN the gradient reaching step $t$ is multiplied by
-# $\mathrm{diag}(1 - h^2)\,W$ once per step, so it vanishes (or explodes) exponentially, and the model
-# cannot learn that a word far back matters: *"I grew up in France ... I speak fluent ___"* (the lecture "Neural Network Language Models & BERT").
+# Notebook 03 ended with a diagnosis: in a simple RNN the gradient reaching step $t$ is multiplied
+# by $\mathrm{diag}(1 - h^2)\,W$ once per step, so it vanishes (or explodes) exponentially, and the
+# model cannot learn that a word far back matters: *"I grew up in France ... I speak fluent ___"*
+# (the lecture "Neural Network Language Models & BERT").
 #
 # The **LSTM** (Hochreiter & Schmidhuber, 1997) changes the architecture. Next to the hidden state
 # $h_t$ it keeps a **cell state** $c_t$ that is changed only by elementwise **gates**, numbers between
@@ -16,7 +17,8 @@
 #
 # $$\begin{aligned}
 # i_t &= \sigma(W_{ii} x_t + b_{ii} + W_{hi} h_{t-1} + b_{hi}) && \text{input gate: how much new content to write}\\
-# f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf}) && \text{forget gate: how much of } c_{t-1} \text{ to keep}\\
+# f_t &= \sigma(W_{if} x_t + b_{if} + W_{hf} h_{t-1} + b_{hf})
+#   && \text{forget gate: how much of } c_{t-1} \text{ to keep}\\
 # g_t &= \tanh(W_{ig} x_t + b_{ig} + W_{hg} h_{t-1} + b_{hg}) && \text{candidate content}\\
 # o_t &= \sigma(W_{io} x_t + b_{io} + W_{ho} h_{t-1} + b_{ho}) && \text{output gate: how much of the cell to show}\\
 # c_t &= f_t \odot c_{t-1} + i_t \odot g_t \qquad h_t = o_t \odot \tanh(c_t)
@@ -60,7 +62,8 @@ from course_lib.viz import coloured_text
 # %% [markdown]
 # ## 1. The forget gate, by hand
 #
-# The lecture "Neural Network Language Models & BERT" works one step of the forget gate with a single cell ($H = 1$) and a single input number:
+# The lecture "Neural Network Language Models & BERT" works one step of the forget gate with a
+# single cell ($H = 1$) and a single input number:
 #
 # - $h_{t-1} = [1]$, $c_{t-1} = [2]$, $x_t = [0.2]$;
 # - $w_f = [1 \;\; 1]$, acting on the concatenation $[h_{t-1}; x_t]$, and $b_f = 0$;
@@ -167,7 +170,8 @@ print("lstm_cell:  ", list(lstm_cell(x_demo, h_demo, c_demo, *weights)))
 # Why does this help? Follow the gradient backwards along the cell state. From
 # $c_t = f_t \odot c_{t-1} + i_t \odot g_t$, the direct path gives
 #
-# $$\frac{\partial c_t}{\partial c_{t-1}} = \mathrm{diag}(f_t) \quad(+\text{ terms through } h_{t-1} \text{ in the gates})$$
+# $$\frac{\partial c_t}{\partial c_{t-1}} = \mathrm{diag}(f_t)
+#   \quad(+\text{ terms through } h_{t-1} \text{ in the gates})$$
 #
 # The update is **additive**: the old cell is scaled by $f_t$ and something is added, with no weight
 # matrix and no squashing nonlinearity on the way. Going back $k$ steps along this path multiplies the
@@ -387,7 +391,8 @@ cells = {"shipped": interpret.lstm_cell_states(shipped_lstm, shipped_ids),
 best = {kind: interpret.best_units(states, features) for kind, states in cells.items()}
 r2 = {kind: {name: interpret.probe_r2(states, f) for name, f in features.items()} for kind, states in cells.items()}
 print(f"{'':>17} | {'best single unit: |r|':^38} | {'R² of all units':^26}")
-print(f"{'property':>17} | {'shipped':>14} {'yours':>11} {'untrained':>9} | {'shipped':>8} {'yours':>7} {'untrained':>9}")
+print(f"{'property':>17} | {'shipped':>14} {'yours':>11} {'untrained':>9} | "
+      f"{'shipped':>8} {'yours':>7} {'untrained':>9}")
 for name in features:
     unit, r = best["shipped"][name]
     print(f"{name:>17} | {f'{abs(r):.2f} (unit {unit})':>14} {abs(best['yours'][name][1]):11.2f} "
@@ -466,7 +471,8 @@ with torch_threads(1):
         torch.manual_seed(0)
         stack = lstm_with_params(num_layers, 20_000).to(device)
         _, (h_n, c_n) = stack.forward_with_state(ids[None, :50].to(device))
-        run = train(stack, sequence_batches(train_ids, 32, 32), TrainConfig(steps=80, lr=1e-2, eval_every=80, progress=False),
+        run = train(stack, sequence_batches(train_ids, 32, 32),
+                    TrainConfig(steps=80, lr=1e-2, eval_every=80, progress=False),
                     valid=lambda: valid_batches)
         print(f"{num_layers:>6} {stack.config.hidden_dim:>6} {sum(p.numel() for p in stack.parameters()):>7,} "
               f"{str(tuple(h_n.shape)):>12} {run.valid_loss[-1] / math.log(2):15.2f} {run.seconds:7.1f}")
@@ -505,12 +511,14 @@ plt.show()
 # ## 8. Reading in both directions: the Bi-LSTM and ELMo
 #
 # A language model must read left to right: it may not see the word it predicts. An **encoder** that
-# only has to *represent* each word can read both ways. In *"The poor don't have any money"* (the lecture "BERT and Other Language Models"),
-# what "poor" means (the people, not bad quality) is settled by the words after it. A **bidirectional
-# LSTM** runs one LSTM left to right and another right to left and concatenates their states: the
-# vector for word $t$ summarises $x_1 \ldots x_t$ *and* $x_t \ldots x_T$. **ELMo** (the lectures "LSTMs & Transformers" and "BERT and Other Language Models") trains
-# a forward LM and a backward LM on a large corpus and uses their states, combined over layers, as
-# contextual word embeddings.
+# only has to *represent* each word can read both ways. In *"The poor don't have any money"* (the
+# lecture "BERT and Other Language Models"), what "poor" means (the people, not bad quality) is
+# settled by the words after it. A **bidirectional LSTM** runs one LSTM left to right and another
+# right to left and concatenates their states: the vector for word $t$ summarises
+# $x_1 \ldots x_t$ *and* $x_t \ldots x_T$. **ELMo** (the
+# lectures "LSTMs & Transformers" and "BERT and Other Language Models") trains a forward LM and a
+# backward LM on a large corpus and uses their states, combined over layers, as contextual word
+# embeddings.
 
 # %% [demo]
 words = "<START> The poor don't have any money <END>".split()
@@ -700,15 +708,16 @@ plt.show()
 
 # %% [markdown]
 # Each task has learnt its own weights (the bars). For *this character*, what was just read, the mix
-# leans on the first layer, the closest to the input; for the *next character*, what the language model
-# was trained to predict, more of the weight moves to the top layer. Without being told which layer is
-# best, the mix does about as well as the best single layer: that is why ELMo learns $s^{\text{task}}$
-# instead of fixing a layer. The third task is a warning: this stack trained for under a minute (its
-# bits per character are in section 7's table) knows little about where in the code it is; neither a
-# layer nor a mix beats always answering the most frequent class (compare the last column), and its
-# learnt weights then mean nothing. A probe can only read what the representation holds. In ELMo's large LMs the lower layers served syntactic tasks (part-of-speech
-# tags) best and the higher ones semantic tasks (word senses); the lecture's per-layer table for BERT
-# makes the same point, and notebook 07 probes BERT's layers.
+# leans on the first layer, the closest to the input; for the *next character*, what the language
+# model was trained to predict, more of the weight moves to the top layer. Without being told which
+# layer is best, the mix does about as well as the best single layer: that is why ELMo learns
+# $s^{\text{task}}$ instead of fixing a layer. The third task is a warning: this stack trained for
+# under a minute (its bits per character are in section 7's table) knows little about where in the
+# code it is; neither a layer nor a mix beats always answering the most frequent class (compare the
+# last column), and its learnt weights then mean nothing. A probe can only read what the
+# representation holds. In ELMo's large LMs the lower layers served syntactic tasks (part-of-speech
+# tags) best and the higher ones semantic tasks (word senses); the lecture's per-layer table for
+# BERT makes the same point, and notebook 07 probes BERT's layers.
 
 # %% [markdown]
 # **Question (graded by your instructor).** In two or three sentences: why does the gradient that flows

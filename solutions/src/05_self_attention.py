@@ -69,7 +69,7 @@ print(f"torch {torch.__version__}, running on {device}")
 # | dot | $q^\top k$ | none: $q$ and $k$ have the same length $d$ |
 # | scaled dot | $q^\top k \,/\, \sqrt{d_k}$ | none |
 # | bilinear (multiplicative) | $q^\top W k$ | $W$ of shape $(d_q, d_k)$: $q$ and $k$ may differ in length |
-# | MLP (additive) | $v^\top \tanh(W q + U k)$ | $W$ $(d_a, d_q)$, $U$ $(d_a, d_k)$, $v$ $(d_a,)$: a network with $d_a$ hidden units |
+# | MLP (additive) | $v^\top \tanh(W q + U k)$ | $W$ $(d_a, d_q)$, $U$ $(d_a, d_k)$, $v$ $(d_a,)$: $d_a$ hidden units |
 #
 # The lecture writes the MLP score as $w_2^\top \tanh(W_1 [q; k])$: $W_1$ applied to $q$ and $k$
 # stacked into one vector is the same as $W q + U k$ with $W_1 = [W \; U]$.
@@ -100,7 +100,8 @@ def dot_score(Q, K):
     ### END SOLUTION
 
 # %% [tests] id=check_dot_score points=1
-"""Check my answer: dot_score against a float64 einsum, on a small example you can check by hand and on a random batch."""
+"""Check my answer: dot_score against a float64 einsum, on a small example you can check by hand and on a
+random batch."""
 checks.check_dot_score(dot_score)
 ### BEGIN HIDDEN TESTS
 checks.check_dot_score(dot_score, batch=(2, 3), n_q=4, n_k=6, d=8, dtype=torch.float64, seed=41, seed_table=False)
@@ -120,7 +121,8 @@ def scaled_dot_score(Q, K):
     ### END SOLUTION
 
 # %% [tests] id=check_scaled_dot_score points=1
-"""Check my answer: scaled_dot_score against a float64 einsum divided by sqrt(d_k), on the small example and a random batch."""
+"""Check my answer: scaled_dot_score against a float64 einsum divided by sqrt(d_k), on the small example and a
+random batch."""
 checks.check_scaled_dot_score(scaled_dot_score)
 ### BEGIN HIDDEN TESTS
 checks.check_scaled_dot_score(scaled_dot_score, batch=(2, 3), n_q=4, n_k=6, d=8, dtype=torch.float64, seed=43,
@@ -654,10 +656,11 @@ for word, scores in checks.BROWN_DOG_ROWS.items():
 # %% [markdown]
 # For "The" the slide prints .87, .12, .01 and 0, which add up to 1, but only the .12 is an exact
 # weight rounded (0.1192): 0.8808 rounds to .88, not .87, and "dog" gets $5.4 \cdot 10^{-6}$, which
-# is .00 to two decimals, not .01 ("ran" gets $2.0 \cdot 10^{-6}$). For "brown" the slide prints 0.08, 0.91, 0.01 and 0, which do not follow
-# from its scores at all: after dividing by 8 the scores of "The" and "brown" are 11.5 and 15.5, a
-# gap of 4, so "brown" gets $1/(1 + e^{-4}) = 0.9820$ and "The" 0.0180. Small gaps between scores
-# become large ratios between weights, because the softmax exponentiates.
+# is .00 to two decimals, not .01 ("ran" gets $2.0 \cdot 10^{-6}$). For "brown" the slide prints
+# 0.08, 0.91, 0.01 and 0, which do not follow from its scores at all: after dividing by 8 the scores
+# of "The" and "brown" are 11.5 and 15.5, a gap of 4, so "brown" gets $1/(1 + e^{-4}) = 0.9820$ and
+# "The" 0.0180. Small gaps between scores become large ratios between weights, because the softmax
+# exponentiates.
 #
 # That is the reason for the scaling. If the entries of $q$ and $k$ are roughly independent with
 # variance 1, the dot product $q \cdot k$ is a sum of $d_k$ terms, so its variance is $d_k$. For

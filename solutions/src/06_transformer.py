@@ -8,7 +8,8 @@
 #
 # Notebook 05 built one attention head: $\mathrm{softmax}(QK^\top/\sqrt{d_k})\,V$. The Transformer
 # (Vaswani et al., 2017, "Attention is all you need") is that head, several times side by side, plus
-# a few parts that make it trainable and deep (the lectures "Machine Learning, Big Data and AI: Block 6", "LSTMs & Transformers" and "Pre-trained NLP Model: BERT"):
+# a few parts that make it trainable and deep (the
+# lectures "Machine Learning, Big Data and AI: Block 6", "LSTMs & Transformers" and "Pre-trained NLP Model: BERT"):
 #
 # - **positional encoding**: attention alone does not know the order of the words;
 # - **multi-head attention**: $h$ heads, each in its own $d_{head} = d_{model}/h$ dimensions;
@@ -17,11 +18,12 @@
 #   **decoder block** (masked self-attention + cross-attention + feed-forward).
 #
 # In this notebook you will write the first four as functions, each checked against PyTorch's own
-# module with the same weights; measure the complexity argument of the lecture "LSTMs & Transformers" (attention costs $O(n^2 d)$,
-# recurrence $O(n d^2)$ and $n$ sequential steps); write the sampler that turns a model's logits into
-# text (temperature and top-k); build a character language model from your own blocks, train it beside
-# the course's on the same Python source as notebook 04's LSTM and let it write with your sampler; then
-# compare every language model of the course on that corpus.
+# module with the same weights; measure the complexity argument of the lecture "LSTMs & Transformers"
+# (attention costs $O(n^2 d)$, recurrence $O(n d^2)$ and $n$ sequential steps); write the sampler
+# that turns a model's logits into text (temperature and top-k); build a character language model
+# from your own blocks, train it beside the course's on the same Python source as notebook 04's LSTM
+# and let it write with your sampler; then compare every language model of the course on that
+# corpus.
 #
 # **How the exercises work.** As before: fill in the cells with `# YOUR CODE HERE`, then run the
 # read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
@@ -146,8 +148,8 @@ plt.show()
 #
 # One head averages the values with one set of weights, so it can follow one kind of relation at a
 # time. The Transformer runs $h$ heads in parallel, each in a $d_{head} = d_{model}/h$ dimensional
-# subspace (the lecture "Pre-trained NLP Model: BERT": $h = 8$, $d_{model} = 512$, $d_{head} = 64$), so the total cost is that of one
-# full-width head:
+# subspace (the lecture "Pre-trained NLP Model: BERT": $h = 8$, $d_{model} = 512$, $d_{head} = 64$),
+# so the total cost is that of one full-width head:
 #
 # $$\mathrm{MultiHead}(Q, K, V) = \mathrm{Concat}(\mathrm{head}_1, \ldots, \mathrm{head}_h)\,W^O, \qquad
 #   \mathrm{head}_j = \mathrm{softmax}\!\left(\frac{Q W^Q_j (K W^K_j)^\top}{\sqrt{d_{head}}}\right) V W^V_j$$
@@ -194,7 +196,8 @@ def multi_head_attention(query, key, value, weights, num_heads, mask=None):
     ### END SOLUTION
 
 # %% [tests] id=check_multi_head_attention points=4
-"""Check my answer: against nn.MultiheadAttention with the same weights (no mask, causal, per-sequence, cross-attention)."""
+"""Check my answer: against nn.MultiheadAttention with the same weights (no mask, causal, per-sequence,
+cross-attention)."""
 checks.check_multi_head_attention(multi_head_attention)
 ### BEGIN HIDDEN TESTS
 checks.check_multi_head_attention(multi_head_attention, batch=3, t_q=4, t_k=7, d_model=12, num_heads=3,
@@ -249,7 +252,8 @@ class MultiHeadAttention(nn.Module):
         ### END SOLUTION
 
 # %% [tests] id=check_MultiHeadAttention points=1
-"""Check my answer: nn.MultiheadAttention's weights copied into your q_proj, k_proj, v_proj, out_proj give the same output."""
+"""Check my answer: nn.MultiheadAttention's weights copied into your q_proj, k_proj, v_proj, out_proj give the
+same output."""
 checks.check_mha_module(MultiHeadAttention)
 ### BEGIN HIDDEN TESTS
 checks.check_mha_module(MultiHeadAttention, batch=3, length=6, d_model=12, num_heads=4, dtype=torch.float64, seed=2)
@@ -258,11 +262,11 @@ checks.check_mha_module(MultiHeadAttention, batch=3, length=6, d_model=12, num_h
 # %% [markdown]
 # ## 3. Add & norm
 #
-# Every sublayer (attention, feed-forward) sits inside a **residual connection** followed by
-# **layer normalisation**: $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (the lecture "Pre-trained NLP Model: BERT"). The residual
-# gives the gradient a path around the sublayer, as the LSTM's cell did through time; the LayerNorm
-# rescales each position's vector to mean 0 and variance 1 over its $d_{model}$ features, then applies
-# a learnt scale $\gamma$ and shift $\beta$:
+# Every sublayer (attention, feed-forward) sits inside a **residual connection** followed by **layer
+# normalisation**: $\mathrm{LayerNorm}(x + \mathrm{Sublayer}(x))$ (the lecture "Pre-trained NLP Model: BERT").
+# The residual gives the gradient a path around the sublayer, as the LSTM's cell did through time;
+# the LayerNorm rescales each position's vector to mean 0 and variance 1 over its $d_{model}$
+# features, then applies a learnt scale $\gamma$ and shift $\beta$:
 #
 # $$\mathrm{LayerNorm}(y) = \gamma \odot \frac{y - \mu}{\sqrt{\sigma^2 + \epsilon}} + \beta, \qquad
 #   \mu = \frac{1}{d}\sum_j y_j, \quad \sigma^2 = \frac{1}{d}\sum_j (y_j - \mu)^2$$
@@ -317,7 +321,8 @@ def encoder_block(x, weights, num_heads, mask=None):
     ### END SOLUTION
 
 # %% [tests] id=check_encoder_block points=3
-"""Check my answer: against nn.TransformerEncoderLayer (post-norm, ReLU) with the same weights, with and without a causal mask."""
+"""Check my answer: against nn.TransformerEncoderLayer (post-norm, ReLU) with the same weights, with and without
+a causal mask."""
 checks.check_encoder_block(encoder_block)
 ### BEGIN HIDDEN TESTS
 checks.check_encoder_block(encoder_block, batch=3, length=7, d_model=12, num_heads=3, d_ff=20, dtype=torch.float64,
@@ -382,13 +387,14 @@ plt.show()
 
 # %% [markdown]
 # The readable attention's time and memory grow with slope close to 2: doubling the text quadruples
-# the cost, and at $n = 2048$ the weights alone are $4 \times 2048^2$ numbers per head-batch. The LSTM
-# grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the table
-# of the lecture "LSTMs & Transformers" says, and it has no chain of $n$ steps for the gradient to cross. The fused kernel
-# (FlashAttention-style) still does $O(n^2)$ work but never stores the $n \times n$ matrix, so its
-# memory grows linearly: the quadratic *memory* is a property of the simple algorithm, the quadratic
-# *time* is not avoidable for exact attention. The LSTM's time grows linearly but its $n$ steps cannot
-# run in parallel; on a GPU that, not the operation count, is what makes it slow.
+# the cost, and at $n = 2048$ the weights alone are $4 \times 2048^2$ numbers per head-batch. The
+# LSTM grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the
+# table of the lecture "LSTMs & Transformers" says, and it has no chain of $n$ steps for the
+# gradient to cross. The fused kernel (FlashAttention-style) still does $O(n^2)$ work but never
+# stores the $n \times n$ matrix, so its memory grows linearly: the quadratic *memory* is a property
+# of the simple algorithm, the quadratic *time* is not avoidable for exact attention. The LSTM's
+# time grows linearly but its $n$ steps cannot run in parallel; on a GPU that, not the operation
+# count, is what makes it slow.
 
 # %% [markdown]
 # **Question (graded by your instructor).** A recurrent layer needs $n$ sequential steps and
@@ -463,7 +469,8 @@ def sample_next(logits, temperature=1.0, top_k=None, generator=None):
     restricted to the top_k largest logits (None or 0: no restriction)."""
     ### BEGIN SOLUTION
     if temperature <= 0:
-        raise ValueError(f"temperature must be positive, got {temperature}: logits / temperature must be a distribution.")
+        raise ValueError(f"temperature must be positive, got {temperature}: "
+                         "logits / temperature must be a distribution.")
     vocab_size = logits.shape[-1]
     if top_k is not None and top_k > vocab_size:
         raise ValueError(f"top_k = {top_k} is larger than the vocabulary ({vocab_size} tokens).")
@@ -585,8 +592,8 @@ block_size, seconds = 64, 3.0  # seconds of training per model
 n_valid = 128 * block_size  # 8192 held-out characters to score
 valid_x, valid_y = valid_ids[:n_valid].view(-1, block_size), valid_ids[1:n_valid + 1].view(-1, block_size)  # (128, 64)
 models = {"your CharTransformer": CharTransformer(len(itos), block_size),
-          "course TransformerLM": TransformerLM(TransformerConfig(vocab_size=len(itos), block_size=block_size, d_model=64,
-                                                                 num_heads=4, num_layers=2, d_ff=128))}
+          "course TransformerLM": TransformerLM(TransformerConfig(vocab_size=len(itos), block_size=block_size,
+                                                                 d_model=64, num_heads=4, num_layers=2, d_ff=128))}
 histories, valid_nats = {}, {}
 with torch_threads(1):
     for name, model in models.items():
@@ -616,16 +623,16 @@ if abs(yours - course) < 0.05:
     verdict = "The two are within 0.05 nats of each other: the same kind of model, the same data and the same time."
 else:
     ahead = "yours" if yours < course else "the course's"
-    verdict = (f"After so few steps {ahead} is ahead by {abs(yours - course):.2f} nats; with more training both go on "
-               "falling, and the difference between post-norm (yours, as in the 2017 paper) and pre-norm (the course's, "
-               "as in GPT-2) matters more in deeper models than in these two layers.")
+    verdict = (f"After so few steps {ahead} is ahead by {abs(yours - course):.2f} nats; with more training both go "
+               "on falling, and the difference between post-norm (yours, as in the 2017 paper) and pre-norm (the "
+               "course's, as in GPT-2) matters more in deeper models than in these two layers.")
 display(Markdown(
     f"On {n_valid} held-out characters your model's loss is **{yours:.3f} nats per character** "
-    f"({yours / math.log(2):.2f} bits) after {steps['your CharTransformer']} steps in {seconds:g} seconds; the course's "
-    f"`TransformerLM` reaches {course:.3f} nats ({course / math.log(2):.2f} bits) in {steps['course TransformerLM']} "
-    f"steps. The unigram entropy of the training text is {unigram_nats:.3f} nats ({unigram_nats / math.log(2):.2f} "
-    f"bits), so your model is {unigram_nats - yours:.2f} nats below what character frequencies alone give: it uses "
-    f"the context. {verdict}"))
+    f"({yours / math.log(2):.2f} bits) after {steps['your CharTransformer']} steps in {seconds:g} seconds; "
+    f"the course's `TransformerLM` reaches {course:.3f} nats ({course / math.log(2):.2f} bits) in "
+    f"{steps['course TransformerLM']} steps. The unigram entropy of the training text is {unigram_nats:.3f} nats "
+    f"({unigram_nats / math.log(2):.2f} bits), so your model is {unigram_nats - yours:.2f} nats below what "
+    f"character frequencies alone give: it uses the context. {verdict}"))
 
 # %% [markdown]
 # Now text, drawn with **your** `sample_next`: the model reads the last `block_size` characters,
@@ -807,13 +814,14 @@ for result in results:
 #
 # A Transformer LM sees at most `block_size` tokens: text is cut into segments and each is read on
 # its own, so the first characters of a segment have almost no context, and nothing crosses a
-# segment boundary. **Transformer-XL** (Dai et al., 2019; the lecture "Neural Network Language Models & BERT") keeps the hidden states of the
-# previous segment as a **memory**: while reading segment $s$, every layer's queries come from
-# segment $s$, and its keys and values from [memory of segment $s-1$ ; segment $s$]. The memory is
-# not trained through (its gradient is stopped), so the cost of a step stays that of one segment,
-# but information now flows from segment to segment: with $N$ layers, a token can depend on about
-# $N \times L$ tokens back, where $L$ is the segment length. (Positions must then be relative, since
-# "position 3" exists in every segment; Transformer-XL adds relative position terms to the scores.)
+# segment boundary. **Transformer-XL** (Dai et al., 2019; the lecture "Neural Network Language Models & BERT")
+# keeps the hidden states of the previous segment as a **memory**: while reading segment $s$, every
+# layer's queries come from segment $s$, and its keys and values from [memory of segment $s-1$ ;
+# segment $s$]. The memory is not trained through (its gradient is stopped), so the cost of a step
+# stays that of one segment, but information now flows from segment to segment: with $N$ layers, a
+# token can depend on about $N \times L$ tokens back, where $L$ is the segment length. (Positions
+# must then be relative, since "position 3" exists in every segment; Transformer-XL adds relative
+# position terms to the scores.)
 #
 # The attention pattern of one layer, for segments of 6 tokens and a memory of 6:
 

@@ -30,7 +30,7 @@
 
 # %% [setup] id=setup
 import copy
-import math
+import math  # noqa: F401 (for the students' answers)
 import re
 import time
 
@@ -52,8 +52,9 @@ print(f"all-MiniLM-L6-v2: {hf_model.config.num_hidden_layers} layers, hidden siz
 # ## 1. WordPiece: words into pieces
 #
 # A vocabulary of whole words is either huge or full of holes: every new name, typo or inflection
-# would be unknown. BERT's **WordPiece** vocabulary (the lecture "LSTMs & Transformers") holds 30522 pieces: frequent words
-# whole ("the", "bank"), and pieces of rarer ones. A piece that continues a word starts with `##`:
+# would be unknown. BERT's **WordPiece** vocabulary (the lecture "LSTMs & Transformers") holds 30522
+# pieces: frequent words whole ("the", "bank"), and pieces of rarer ones. A piece that continues a
+# word starts with `##`:
 
 # %% [demo]
 for word in ["the", "bank", "unaffable", "tokenisation", "embeddings", "xylophonist"]:
@@ -101,7 +102,8 @@ def wordpiece(word, vocab):
     ### END SOLUTION
 
 # %% [tests] id=check_wordpiece points=3
-"""Check my answer: every word of the course's docstrings, made-up words and very long ones, against BERT's WordPiece."""
+"""Check my answer: every word of the course's docstrings, made-up words and very long ones, against BERT's
+WordPiece."""
 checks.check_wordpiece(wordpiece)
 ### BEGIN HIDDEN TESTS
 checks.check_wordpiece(wordpiece, vocab="toy")
@@ -286,16 +288,17 @@ for word in ["returning", "subprocess", "directories", "unicode", "tokenisation"
 # first), finds HF's vocabulary token for token, while the likelihood rule shares little more than
 # the alphabet with it.
 #
-# Where the two rules part: the frequency rule starts with what most words share (`th`, `the`, `##er`,
-# `##ing`); the likelihood rule starts with pieces that are seldom apart (`##bj` from "object", `ex`,
-# `qu`), and soon with rarities such as `gz` or `xb`: a pair whose two pieces occur once each, and
-# only together, scores 1, the highest score there is, however rare the pair. With only about 250
-# merges, spending them on rarities costs a lot: held-out words need about twice as many tokens, and
-# common words such as "returning" stay split into letters (the counts above; in the figure, many of
-# the likelihood rule's merges join pairs seen once, while BPE's join pairs seen 50 to 2000 times). (The trainer behind BERT's vocabulary was never published.
-# Schuster and Nakajima's WordPiece picks the merge that most increases the likelihood of a language
-# model of the text, which also weighs a pair by how often it occurs; the ratio above is the
-# simplified score that Hugging Face's NLP course gives for WordPiece.)
+# Where the two rules part: the frequency rule starts with what most words share (`th`, `the`,
+# `##er`, `##ing`); the likelihood rule starts with pieces that are seldom apart (`##bj` from
+# "object", `ex`, `qu`), and soon with rarities such as `gz` or `xb`: a pair whose two pieces occur
+# once each, and only together, scores 1, the highest score there is, however rare the pair. With
+# only about 250 merges, spending them on rarities costs a lot: held-out words need about twice as
+# many tokens, and common words such as "returning" stay split into letters (the counts above; in
+# the figure, many of the likelihood rule's merges join pairs seen once, while BPE's join pairs seen
+# 50 to 2000 times). (The trainer behind BERT's vocabulary was never published. Schuster and
+# Nakajima's WordPiece picks the merge that most increases the likelihood of a language model of the
+# text, which also weighs a pair by how often it occurs; the ratio above is the simplified score
+# that Hugging Face's NLP course gives for WordPiece.)
 
 # %% [markdown]
 # ## 2. Two sentences in one input
@@ -339,7 +342,8 @@ for token, segment in zip(tokenizer.convert_ids_to_tokens(ids), types):
 # %% [markdown]
 # For NSP, half of the training pairs are two sentences that followed each other in the text (label
 # `IsNext`), half take B from a random place (`NotNext`); a small head on the [CLS] output learns to
-# tell them apart. (RoBERTa later found NSP unnecessary and dropped it; see the lecture "BERT and Other Language Models".)
+# tell them apart. (RoBERTa later found NSP unnecessary and dropped it; see the
+# lecture "BERT and Other Language Models".)
 #
 # ## 3. The embedding layer
 #
@@ -396,7 +400,8 @@ w = {name: t for name, t in zip(checks.EMBEDDING_KEYS, (hf_model.embeddings.word
 for layer, (a, b) in enumerate(zip(ours, theirs)):
     print(f"layer {layer}: largest difference from transformers.BertModel {(a - b).abs().max():.2e}")
 with torch.no_grad():
-    print(f"your embeddings vs transformers: {(bert_embeddings(encoded['input_ids'], encoded['token_type_ids'], w) - theirs[0]).abs().max():.2e}")
+    print("your embeddings vs transformers:",
+          f"{(bert_embeddings(encoded['input_ids'], encoded['token_type_ids'], w) - theirs[0]).abs().max():.2e}")
 
 # %% [markdown]
 # ## 4. Masked language modelling: 80/10/10
@@ -497,8 +502,9 @@ if course_bert is not None:
 # ## 5. Contextual embeddings: which "bank"?
 #
 # A word embedding table (notebook 02, word2vec) gives "bank" one vector. BERT's vector of "bank"
-# depends on the sentence (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models"). Below, "bank" in three river sentences and three money
-# sentences goes through MiniLM, and so does the "apple" of the lecture "Pre-trained NLP Model: BERT", the fruit and the company; at every
+# depends on the sentence (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models").
+# Below, "bank" in three river sentences and three money sentences goes through MiniLM, and so does
+# the "apple" of the lecture "Pre-trained NLP Model: BERT", the fruit and the company; at every
 # layer we compare the vectors of the word by cosine similarity: same sense against different sense.
 
 # %% [demo]
@@ -598,19 +604,21 @@ def show_similarities(word, layer, sentence):
 widgets.interact(show_similarities, word=widgets.ToggleButtons(options=list(SENSES), value="bank"),
                  layer=widgets.IntSlider(value=len(bert.layers), min=0, max=len(bert.layers), continuous_update=False),
                  sentence=widgets.Text(value="", placeholder="your sentence with the word, e.g. The bank of the canal "
-                                       "was covered in moss.", continuous_update=False, layout=widgets.Layout(width="60%")));
+                                       "was covered in moss.", continuous_update=False,
+                                       layout=widgets.Layout(width="60%")));
 
 # %% [markdown]
 # **Which layer to use?** For a task that tags every token, such as named-entity recognition, BERT's
-# authors fed the vectors of one layer, or of several combined, to a tagger (the lectures "Machine Learning, Big Data and AI: Block 6" and "LSTMs & Transformers"; dev F1 on
-# CoNLL-2003): the embeddings 91.0, the last layer 94.9, the second-to-last 95.6, the sum of all twelve
-# layers 95.5, the sum of the last four 95.9, the last four concatenated 96.1. Here is the same idea on a
-# tiny tagging task where only the context tells the answer: is a word used as a **noun** or as a
-# **verb**? "book", "watch", "swim", "dream" ... are both ("the book was long" / "we book every day").
-# A linear *probe* (a classifier with no hidden layer, so it can only read what is already there; fit
-# in one step by ridge regression) is trained on the word's vector in 15 words x 8 sentences, and
-# tested on 15 *other* words in 8 *other* sentence frames, so neither the word nor the frame can be
-# memorised.
+# authors fed the vectors of one layer, or of several combined, to a tagger (the
+# lectures "Machine Learning, Big Data and AI: Block 6" and "LSTMs & Transformers"; dev F1 on
+# CoNLL-2003): the embeddings 91.0, the last layer 94.9, the second-to-last 95.6, the sum of all
+# twelve layers 95.5, the sum of the last four 95.9, the last four concatenated 96.1. Here is the
+# same idea on a tiny tagging task where only the context tells the answer: is a word used as
+# a **noun** or as a **verb**? "book", "watch", "swim", "dream" ... are both ("the book was long" /
+# "we book every day"). A linear *probe* (a classifier with no hidden layer, so it can only read
+# what is already there; fit in one step by ridge regression) is trained on the word's vector in 15
+# words x 8 sentences, and tested on 15 *other* words in 8 *other* sentence frames, so neither the
+# word nor the frame can be memorised.
 
 # %% [demo]
 BOTH = ["book", "run", "play", "watch", "drink", "walk", "fish", "park", "light", "cook", "train", "ship", "ring",
@@ -632,7 +640,8 @@ def tagging_set(words, noun_frames, verb_frames):
         len(noun_frames) + len(verb_frames))  # (N,): every word is one WordPiece
     encoded = tokenizer(texts, padding=True, return_tensors="pt")
     with torch.no_grad():
-        states = bert(encoded["input_ids"], attention_mask=encoded["attention_mask"], output_hidden_states=True).hidden_states
+        states = bert(encoded["input_ids"], attention_mask=encoded["attention_mask"],
+                      output_hidden_states=True).hidden_states
     where = (encoded["input_ids"] == targets[:, None]).int().argmax(dim=1)  # (N,) position of the word
     return torch.stack([h[torch.arange(len(texts)), where] for h in states]), tags
 
@@ -642,11 +651,13 @@ train_states, train_tags = tagging_set(shuffled[:15], AS_NOUN[:4], AS_VERB[:4])
 test_states, test_tags = tagging_set(shuffled[15:], AS_NOUN[4:], AS_VERB[4:])
 
 # %% [markdown]
-# Six ways to turn the layers into one feature vector per word (the choices of the lecture "LSTMs & Transformers"), each scored by the
-# same linear probe on the held-out words and frames; then every layer on its own:
+# Six ways to turn the layers into one feature vector per word (the choices of the
+# lecture "LSTMs & Transformers"), each scored by the same linear probe on the held-out words and
+# frames; then every layer on its own:
 
 # %% [demo]
-COMBINATIONS = {  # the choices of the lecture "LSTMs & Transformers"; `states` is (layers + 1, N, H), states[0] the embedding layer
+# the choices of the lecture "LSTMs & Transformers"; `states` is (layers + 1, N, H), states[0] the embedding layer
+COMBINATIONS = {
     "embeddings": lambda states: states[0],
     "last layer": lambda states: states[-1],
     "second-to-last layer": lambda states: states[-2],
@@ -750,7 +761,8 @@ plt.show()
 #
 # ## 7. Four ways to use BERT
 #
-# After pretraining, a task adds a small layer on the outputs and fine-tunes everything (the lecture "Pre-trained NLP Model: BERT"):
+# After pretraining, a task adds a small layer on the outputs and fine-tunes everything (the
+# lecture "Pre-trained NLP Model: BERT"):
 #
 # | task | input | what is read | head |
 # |---|---|---|---|
@@ -784,8 +796,9 @@ print("QA start and end logits:", tuple(start_end[..., 0].shape), tuple(start_en
 #    (the feature-based approach, the lecture "Machine Learning, Big Data and AI: Block 6");
 # 3. **fine-tuning**: the same classifier on the same average, but now MiniLM's six layers (their
 #    weights are counted below) are trained with it, for two epochs, at a small learning rate (the
-#    lecture "Pre-trained NLP Model: BERT"). The embedding table (more than half of the model) stays as it is: it would cost time
-#    and, with 525 training sentences, move only the rows of the words that happen to occur.
+#    lecture "Pre-trained NLP Model: BERT"). The embedding table (more than half of the model) stays
+#    as it is: it would cost time and, with 525 training sentences, move only the rows of the words
+#    that happen to occur.
 
 # %% [demo]
 from course_lib.data import docstring_topics
@@ -899,7 +912,8 @@ def best_span(start_logits, end_logits, max_len):
     ### END SOLUTION
 
 # %% [tests] id=check_best_span points=2
-"""Check my answer: 37 cases (random logits, all negative, ties, max_len 1 and beyond T), against a brute force over all spans."""
+"""Check my answer: 37 cases (random logits, all negative, ties, max_len 1 and beyond T), against a brute force
+over all spans."""
 checks.check_best_span(best_span)
 ### BEGIN HIDDEN TESTS
 checks.check_best_span(best_span, seed=5, count=60)
@@ -1006,10 +1020,11 @@ assert bert_counts == {"BERT-base": 109_482_240, "BERT-large": 335_141_888}  # t
 # "Pre-trained NLP Model: BERT" are too high, and even the pretraining heads add only about 1M. And a
 # lesson: in BERT-base the embedding table alone is about a fifth of the model (printed above).
 #
-# **ALBERT** (the lecture "BERT and Other Language Models") shrinks it by **factorising** the embedding: words get small vectors of size
-# $E$, and one $E \times H$ matrix projects them up to the hidden size. The lecture's numbers: $V = 30000$,
-# $H = 2048$, $E = 128$. Compute `full_embedding` (the $V \times H$ table) and
-# `factorised_embedding` ($V \times E$ plus $E \times H$), as exact numbers.
+# **ALBERT** (the lecture "BERT and Other Language Models") shrinks it by **factorising** the
+# embedding: words get small vectors of size $E$, and one $E \times H$ matrix projects them up to
+# the hidden size. The lecture's numbers: $V = 30000$, $H = 2048$, $E = 128$. Compute
+# `full_embedding` (the $V \times H$ table) and `factorised_embedding` ($V \times E$ plus
+# $E \times H$), as exact numbers.
 
 # %% [answer] id=albert_embedding
 V, H, E = 30000, 2048, 128
@@ -1026,7 +1041,8 @@ checks.check_albert_embedding(full_embedding, factorised_embedding)
 # %% [markdown]
 # About 61M parameters become about 4M (the exact numbers are printed above).
 #
-# **BERT's descendants** (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models") keep the encoder and change the training or the size:
+# **BERT's descendants** (the lectures "Pre-trained NLP Model: BERT" and "BERT and Other Language Models")
+# keep the encoder and change the training or the size:
 #
 # | model | what changes from BERT | what it buys |
 # |---|---|---|
@@ -1060,8 +1076,8 @@ print(f"DistilBERT is {1 - sizes['DistilBERT'] / sizes['BERT-base']:.0%} smaller
 # not 233M.
 #
 # ALBERT's sharing shows that parameters and computation are different budgets: ALBERT-xxlarge has
-# fewer parameters than BERT-large but is slower (the table of the lecture "BERT and Other Language Models": a speed-up of 1.2x against BERT-large's
-# 3.8x, both relative to BERT-xlarge).
+# fewer parameters than BERT-large but is slower (the table of the lecture "BERT and Other Language Models":
+# a speed-up of 1.2x against BERT-large's 3.8x, both relative to BERT-xlarge).
 #
 # ## Summary
 #
