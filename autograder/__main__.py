@@ -139,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     limits = Limits(cell_timeout=args.timeout, wall_seconds=args.wall_seconds, memory_mb=args.memory_mb,
                     processes=args.processes, file_mb=args.file_mb, disk_mb=args.disk_mb,
                     cpu_seconds=args.cpu_seconds, isolate=not args.no_isolation, output_mb=args.output_mb)
-    from course_lib.plain_text import one_line
+    from course_lib.grading.plain_text import one_line
 
     from .sandbox import confinement, refusal
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_lib.plain_text import one_line
+from course_lib.grading.plain_text import one_line
 
 from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test, marked_regions
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_lib.plain_text import csv_cell, one_line
+from course_lib.grading.plain_text import csv_cell, one_line
 
 from . import course, notebook_source, sandbox, worker, zygote
 from .progress import Progress

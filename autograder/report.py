@@ -20,7 +20,7 @@ from pathlib import Path
 
 import nbformat
 
-from course_lib.plain_text import csv_cell, markdown_cell
+from course_lib.grading.plain_text import csv_cell, markdown_cell
 
 from . import cells, course
 

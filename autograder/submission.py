@@ -33,7 +33,7 @@ from nbgrader.preprocessors import CheckCellMetadata, ClearOutput, LimitOutput
 from nbgrader.utils import determine_grade, is_grade, is_locked
 from traitlets.config import Config
 
-from course_lib.plain_text import one_line
+from course_lib.grading.plain_text import one_line
 
 from . import cell_repair, cells, feedback, feedback_page, notebook_source, sandbox, verdict, worker
 from .notebook_source import is_demo

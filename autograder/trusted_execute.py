@@ -45,9 +45,9 @@ from nbclient.util import ensure_async, run_sync
 from nbgrader.preprocessors import Execute
 from traitlets import Dict, Integer, Unicode
 
-from course_lib.answer_wire import MIME, WireError
-from course_lib.plain_text import one_line
-from course_lib.remote_answer import Channel, KernelError
+from course_lib.grading.answer_wire import MIME, WireError
+from course_lib.grading.plain_text import one_line
+from course_lib.grading.remote_answer import Channel, KernelError
 
 from . import relay, sandbox
 from .cells import grade_id
@@ -109,7 +109,7 @@ class KernelLine(Channel):
         if len(argument) > INLINE_ARGUMENT and client.exchange_dir:
             request = self._request_file(argument)
             argument = f"@{request}"
-        call = f"__import__('course_lib.remote_answer').remote_answer.{entry}({argument!r})"
+        call = f"__import__('course_lib.grading.remote_answer').grading.remote_answer.{entry}({argument!r})"
         call_cell = nbformat.v4.new_code_cell(call)  # never part of the notebook
         self.awaiting = True
         try:

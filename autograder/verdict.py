@@ -6,8 +6,8 @@ test cells. A test cell runs here instead, from the instructors' notebook (hidde
 never the source the submission carries) (:func:`run_test_cell`): ``checks`` is the notebook's checks module imported
 by the grader, ``torch`` the grader's torch, and every other name the cell uses is looked up
 in the kernel at that moment: a plain value comes back as data, a function or class as a
-:class:`course_lib.remote_answer.KernelName` whose calls run in the kernel and return data (while the cell runs,
-:func:`course_lib.remote_answer.calls_to_kernel` routes a check's calls there).
+:class:`course_lib.grading.remote_answer.KernelName` whose calls run in the kernel and return data (while the cell runs,
+:func:`course_lib.grading.remote_answer.calls_to_kernel` routes a check's calls there).
 The cell's outputs are the checks' own lines and the verdict, written here, so nbgrader's
 ``SaveAutoGrades`` scores what the grader decided. The hidden tests' source never reaches the
 kernel, not even its input history.
@@ -29,10 +29,10 @@ import numpy as np
 import torch
 from nbformat import NotebookNode
 
-from course_lib.answer_wire import WireError
-from course_lib.grading import AnswerError, hidden_cases, without_numbers
-from course_lib.plain_text import one_line
-from course_lib.remote_answer import Channel, KernelError, calls_to_kernel, resolve
+from course_lib.grading.answer_wire import WireError
+from course_lib.grading.answers import AnswerError, hidden_cases, without_numbers
+from course_lib.grading.plain_text import one_line
+from course_lib.grading.remote_answer import Channel, KernelError, calls_to_kernel, resolve
 
 from .cells import BEGIN_HIDDEN, END_HIDDEN, grade_id, is_test
 

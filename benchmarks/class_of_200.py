@@ -45,7 +45,8 @@ def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
         "blank": {},
         # hostile: every check made to pass, the kernel killed mid-notebook, a fake "all passed"
         "patched": {**{gid: stub for gid in code_cells},
-                    first: "import course_lib.grading as g\nfor name in dir(g):\n    if name.startswith('check'):\n"
+                    first: "import course_lib.grading.answers as g\nfor name in dir(g):\n"
+                           "    if name.startswith('check'):\n"
                            "        setattr(g, name, lambda *a, **k: print('\u2714 passed'))\n"},
         "exits": {**solution, code_cells[-1]: "import os\nos._exit(0)"},
         "fake_pass": {**{gid: stub for gid in code_cells}, first: "print('\u2714 all checks passed: 17/17')"},

@@ -34,16 +34,9 @@ Instruments
 - ``attention_view``: bertviz's attention views, working offline.
 - ``decks``: the lecture decks, by the titles the notebooks and checks cite.
 
-Grading
-- ``grading``: answer checks whose messages name the mistake.
-- ``argument_changes``: which argument a student's function changed in place, and how.
-- ``diagnosis``: how a wrong tensor relates to the right one, in the exercise's own terms.
-- ``mutations``: the one small change of the exercise's solution that reproduces a wrong answer.
-- ``error_terms``: a runtime error of the student's code, said where it happened and why.
-- ``answer_wire``: the plain data that leaves a student's kernel while it is graded.
-- ``remote_answer``: calling a student's code in their kernel, judging its answer in the grader.
-- ``plain_text``: what the student's code said, made into one line of text, a CSV cell or Markdown that runs nothing.
-- ``checks``: one module of exercise checks per notebook.
+Grading (the machinery the notebooks' checks are built on, and the grader's calls into a student's kernel)
+- ``grading``: a package of its own (its modules are listed in its docstring).
+- ``checks``: one module of exercise checks per notebook, built on ``grading``.
 """
 
 __version__ = "0.1.0"

@@ -19,6 +19,6 @@ an answer not written yet (a NameError, a bare NotImplementedError) then shows o
 traceback.
 """
 
-from course_lib.grading import install_notebook_hooks
+from course_lib.grading.answers import install_notebook_hooks
 
 __all__ = ["install_notebook_hooks"]

@@ -36,4 +36,4 @@ from course_lib.checks.bert_spans import best_span_reference, check_best_span, s
 from course_lib.checks.bert_wordpiece import (  # noqa: F401
     MAX_CHARS, ODD_WORDS, UNK, check_wordpiece, plain_wordpiece, toy_vocabularies, toy_words, wordpiece_mistakes,
     wordpiece_reference)
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.grading.answers import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)

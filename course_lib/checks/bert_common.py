@@ -8,7 +8,7 @@ import functools
 import re
 
 import course_lib.bert as course_bert
-from course_lib.grading import Banned
+from course_lib.grading.answers import Banned
 
 # ---------------------------------------------------------------------------
 # the real model and tokenizer, loaded once

@@ -13,7 +13,16 @@ import course_lib.bert as course_bert
 from course_lib.checks.bert_common import hf_minilm, tokenizer
 from course_lib.checks.bert_nsp import nsp_sentences
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
-from course_lib.grading import Banned, Probe, Terms, Variant, call_answer, compare_answer, report_pass, run_probes
+from course_lib.grading.answers import (
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    compare_answer,
+    report_pass,
+    run_probes,
+)
 
 # ---------------------------------------------------------------------------
 # bert_embeddings(input_ids, token_type_ids, weights)

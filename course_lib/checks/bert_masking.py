@@ -11,7 +11,7 @@ import torch
 
 import course_lib.bert as course_bert
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
-from course_lib.grading import AnswerError, Banned, call_answer, check_tensor, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, Banned, call_answer, check_tensor, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
 # mask_tokens(input_ids, special_mask, generator, vocab_size, mask_id)

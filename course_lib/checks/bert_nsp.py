@@ -11,7 +11,7 @@ import torch
 
 from course_lib.checks.bert_common import docstrings, tokenizer, tokenizer_bans
 from course_lib.checks.common import WRITE_IT_YOURSELF
-from course_lib.grading import AnswerError, Variant, call_answer_all, case_note, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, Variant, call_answer_all, case_note, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
 # nsp_pair(sentence_a, sentence_b, cls_id, sep_id)

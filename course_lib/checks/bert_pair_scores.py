@@ -11,7 +11,7 @@ from typing import Any, Callable, Sequence
 import torch
 
 from course_lib.checks.common import WRITE_IT_YOURSELF
-from course_lib.grading import AnswerError, Banned, Variant, call_answer, case_note, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, Banned, Variant, call_answer, case_note, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
 # pair_scores(splits): WordPiece's merge score

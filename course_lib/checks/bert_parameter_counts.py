@@ -11,7 +11,7 @@ import torch
 
 import course_lib.bert as course_bert
 from course_lib.checks.common import WRITE_IT_YOURSELF, as_float64
-from course_lib.grading import (AnswerError, Banned, call_answer, call_answer_each, case_note, describe_value,
+from course_lib.grading.answers import (AnswerError, Banned, call_answer, call_answer_each, case_note, describe_value,
                                 report_pass)
 
 # ---------------------------------------------------------------------------

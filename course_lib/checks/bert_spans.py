@@ -8,7 +8,7 @@ from typing import Callable
 
 import torch
 
-from course_lib.grading import AnswerError, call_answer_all, case_note, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, call_answer_all, case_note, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
 # best_span(start_logits, end_logits, max_len)

@@ -8,7 +8,7 @@ from typing import Any, Callable, Sequence
 
 from course_lib.checks.bert_common import corpus_words, real_vocab, tokenizer, tokenizer_bans
 from course_lib.checks.common import WRITE_IT_YOURSELF
-from course_lib.grading import AnswerError, Variant, call_answer_each, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, Variant, call_answer_each, describe_value, report_pass
 
 UNK = "[UNK]"
 MAX_CHARS = 100  # BERT's max_input_chars_per_word

@@ -6,9 +6,9 @@ from typing import Any, Callable, Sequence
 import torch
 import torch.nn.functional as F
 
-from course_lib.answer_wire import tensors_in
+from course_lib.grading.answer_wire import tensors_in
 from course_lib.device import get_device
-from course_lib.grading import AnswerError, Banned, call_answer, check_tensor, close, raised_by_answer
+from course_lib.grading.answers import AnswerError, Banned, call_answer, check_tensor, close, raised_by_answer
 
 #: softmax in every spelling PyTorch offers
 SOFTMAX_BUILTINS = [

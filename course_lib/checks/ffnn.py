@@ -14,9 +14,21 @@ import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
 from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, device_for_checks, random_tensor
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                compare_answer, describe_value, run_probes, report_pass)
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.grading.answers import (
+    AnswerError,
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    call_answer_each,
+    case_note,
+    compare_answer,
+    describe_value,
+    install_notebook_hooks,  # noqa: F401 (the notebook's setup cell calls it)
+    report_pass,
+    run_probes,
+)
 
 _COURSE_FFNN = [
     Banned(course_ffnn, "context_windows", "course_lib.ffnn.context_windows"),

@@ -16,12 +16,31 @@ import torch
 from torch import nn
 
 import course_lib.lstm as course_lstm
-from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, as_float64, device_for_checks,
-                                     check_gradients_reach, random_tensor)
-from course_lib.diagnosis import express
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, case_note, check_tensor,
-                                compare_answer, describe_value, run_probes, report_pass, zeroed)
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.checks.common import (
+    STATE_GRADIENTS,
+    WRITE_IT_YOURSELF,
+    as_float64,
+    check_gradients_reach,
+    device_for_checks,
+    random_tensor,
+)
+from course_lib.grading.answers import (
+    AnswerError,
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    case_note,
+    check_tensor,
+    compare_answer,
+    describe_value,
+    install_notebook_hooks,  # noqa: F401 (the notebook's setup cell calls it)
+    report_pass,
+    run_probes,
+    zeroed,
+)
+from course_lib.grading.diagnosis import express
 
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [

@@ -11,4 +11,4 @@ from course_lib.checks.ngrams_common import (  # noqa: F401
 from course_lib.checks.ngrams_counts import check_count_ngrams  # noqa: F401
 from course_lib.checks.ngrams_probabilities import check_ngram_prob  # noqa: F401
 from course_lib.checks.ngrams_sentences import LONG_REPEATS, check_perplexity, check_sentence_logprob  # noqa: F401
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.grading.answers import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)

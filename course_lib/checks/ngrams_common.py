@@ -11,7 +11,7 @@ from typing import Any, Sequence
 import torch
 
 import course_lib.ngram as course_ngram
-from course_lib.grading import AnswerError, Banned, Variant, compare_answer
+from course_lib.grading.answers import AnswerError, Banned, Variant, compare_answer
 
 #: the sentences of the lecture "Neural Network Language Models & BERT" (slide "Why NNs for LMs"), lower-cased
 LECTURE_SENTENCES = [

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 from typing import Callable, Sequence
 
 from course_lib.checks.ngrams_common import NGRAM_BUILTINS, NGRAM_REASON, corpus, padded, plain_count_ngrams
-from course_lib.grading import AnswerError, call_answer, case_note, report_pass
+from course_lib.grading.answers import AnswerError, call_answer, case_note, report_pass
 
 # ---------------------------------------------------------------------------
 # count_ngrams(tokens, n)

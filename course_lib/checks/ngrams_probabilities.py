@@ -11,8 +11,8 @@ import torch
 
 from course_lib.checks.ngrams_common import (NGRAM_BUILTINS, NGRAM_REASON, as_number, corpus, corpus_counts,
                                              plain_ngram_prob, vocab_size)
-from course_lib.diagnosis import list_words
-from course_lib.grading import (AnswerError, Terms, Variant, call_answer_all, call_answer_each, compare_answer,
+from course_lib.grading.diagnosis import list_words
+from course_lib.grading.answers import (AnswerError, Terms, Variant, call_answer_all, call_answer_each, compare_answer,
                                 raised_by_answer, report_pass)
 
 # ---------------------------------------------------------------------------

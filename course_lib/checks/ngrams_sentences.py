@@ -11,7 +11,7 @@ from typing import Callable, Sequence
 from course_lib.checks.ngrams_common import (LECTURE_GENERALISED, LECTURE_SENTENCES, NGRAM_BUILTINS, NGRAM_REASON,
                                              as_number, compare_number, corpus, corpus_counts, plain_sentence_logprob,
                                              vocab_size)
-from course_lib.grading import AnswerError, call_answer, case_note, report_pass
+from course_lib.grading.answers import AnswerError, call_answer, case_note, report_pass
 
 # ---------------------------------------------------------------------------
 # sentence_logprob(tokens, counts_n, counts_n_minus_1, n, k=0.0, vocab_size=None)

@@ -18,12 +18,31 @@ import torch.nn.utils.clip_grad as clip_grad_module
 from torch import nn
 
 import course_lib.rnn as course_rnn
-from course_lib.diagnosis import express
-from course_lib.checks.common import (STATE_GRADIENTS, WRITE_IT_YOURSELF, device_for_checks, check_gradients_reach,
-                                     random_tensor)
-from course_lib.grading import (AnswerError, Banned, Probe, Terms, Variant, call_answer, call_answer_each, case_note,
-                                close, compare_answer, describe_value, run_probes, report_pass, zeroed)
-from course_lib.grading import install_notebook_hooks
+from course_lib.checks.common import (
+    STATE_GRADIENTS,
+    WRITE_IT_YOURSELF,
+    check_gradients_reach,
+    device_for_checks,
+    random_tensor,
+)
+from course_lib.grading.answers import (
+    AnswerError,
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    call_answer_each,
+    case_note,
+    close,
+    compare_answer,
+    describe_value,
+    install_notebook_hooks,
+    report_pass,
+    run_probes,
+    zeroed,
+)
+from course_lib.grading.diagnosis import express
 
 #: the course's RNN and PyTorch's recurrent modules and kernels, switched off while rnn_step/rnn_forward are graded
 _RNN_BUILTINS = [

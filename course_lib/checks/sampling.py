@@ -23,8 +23,15 @@ import torch
 
 import course_lib.train as course_train
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
-from course_lib.grading import (AnswerError, Banned, call_answer_each, case_note, describe_value, raised_by_answer,
-                                report_pass)
+from course_lib.grading.answers import (
+    AnswerError,
+    Banned,
+    call_answer_each,
+    case_note,
+    describe_value,
+    raised_by_answer,
+    report_pass,
+)
 
 __all__ = ["exact_next_token_probs", "sample_next_mistakes", "SamplingCase", "sampling_cases", "check_sample_next",
            "draw_counts_fit", "SIGMAS"]

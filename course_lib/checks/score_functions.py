@@ -17,7 +17,7 @@ import torch.nn.functional as F
 import course_lib.attention as course_attention
 import course_lib.seq2seq as course_seq2seq
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
-from course_lib.grading import (
+from course_lib.grading.answers import (
     AnswerError,
     Banned,
     Terms,

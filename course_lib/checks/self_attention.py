@@ -22,4 +22,4 @@ from course_lib.checks.self_attention_decks import (  # noqa: F401
 from course_lib.checks.self_attention_layer import check_self_attention  # noqa: F401
 from course_lib.checks.self_attention_steps import (  # noqa: F401
     FAR_APART, check_attention_scores, check_causal_mask, check_softmax)
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.grading.answers import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)

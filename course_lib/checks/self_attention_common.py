@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import course_lib.attention as course_attention
-from course_lib.grading import Banned
+from course_lib.grading.answers import Banned
 
 #: "Computers are thinking machines" (the lecture "Neural Network Language Models & BERT"): Q = K = V, one row per word.
 WORDS = ["Computers", "are", "thinking", "machines"]

@@ -10,7 +10,7 @@ import torch
 
 from course_lib.checks.common import as_float64
 from course_lib.checks.self_attention_common import WORDS, thinking_machines
-from course_lib.grading import AnswerError, Terms, check_tensor, explain, report_pass
+from course_lib.grading.answers import AnswerError, Terms, check_tensor, explain, report_pass
 
 # ---------------------------------------------------------------------------
 # the decks' numbers

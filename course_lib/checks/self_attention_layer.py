@@ -10,8 +10,17 @@ import torch
 
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.checks.self_attention_common import ATTENTION_BUILTINS, reference_attention, reference_scores
-from course_lib.grading import (AnswerError, Probe, Terms, Variant, call_answer, case_note, compare_answer, report_pass,
-                                run_probes)
+from course_lib.grading.answers import (
+    AnswerError,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    case_note,
+    compare_answer,
+    report_pass,
+    run_probes,
+)
 
 # ---------------------------------------------------------------------------
 # self_attention(Q, K, V, mask=None) -> (output, weights)

@@ -11,7 +11,7 @@ import torch
 from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.checks.score_functions import plain_dot_score, plain_scaled_dot_score
 from course_lib.checks.self_attention_common import ATTENTION_BUILTINS, reference_scores, thinking_machines
-from course_lib.grading import AnswerError, Terms, Variant, call_answer, compare_answer, report_pass
+from course_lib.grading.answers import AnswerError, Terms, Variant, call_answer, compare_answer, report_pass
 
 # ---------------------------------------------------------------------------
 # attention_scores(Q, K)

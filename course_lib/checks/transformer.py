@@ -27,4 +27,4 @@ from course_lib.checks.transformer_char_lm import LEARNS_MARGIN, check_char_lm  
 from course_lib.checks.transformer_mha_module import check_mha_module, run_mha_module  # noqa: F401
 from course_lib.checks.transformer_positions import (  # noqa: F401
     check_positional_encoding, plain_positional_encoding, positional_encoding_mistakes)
-from course_lib.grading import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
+from course_lib.grading.answers import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)

@@ -17,7 +17,16 @@ from torch import nn
 import course_lib.attention as course_attention
 import course_lib.transformer as course_transformer
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
-from course_lib.grading import Banned, Probe, Terms, Variant, call_answer, compare_answer, report_pass, run_probes
+from course_lib.grading.answers import (
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    compare_answer,
+    report_pass,
+    run_probes,
+)
 
 MHA_KEYS = ("W_q", "b_q", "W_k", "b_k", "W_v", "b_v", "W_o", "b_o")
 

@@ -16,10 +16,28 @@ from torch import nn
 
 import course_lib.transformer as course_transformer
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
-from course_lib.checks.transformer_attention import (CORRECT_MHA, MASK_HAS_NO_EFFECT, MHA_BUILTINS, MHA_KEYS,
-                                                     attention_probes, mha_cases, mha_weights,
-                                                     plain_multi_head_attention, torch_mask, torch_mha)
-from course_lib.grading import Banned, Probe, Terms, Variant, call_answer, compare_answer, report_pass, run_probes
+from course_lib.checks.transformer_attention import (
+    CORRECT_MHA,
+    MASK_HAS_NO_EFFECT,
+    MHA_BUILTINS,
+    MHA_KEYS,
+    attention_probes,
+    mha_cases,
+    mha_weights,
+    plain_multi_head_attention,
+    torch_mask,
+    torch_mha,
+)
+from course_lib.grading.answers import (
+    Banned,
+    Probe,
+    Terms,
+    Variant,
+    call_answer,
+    compare_answer,
+    report_pass,
+    run_probes,
+)
 
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
 

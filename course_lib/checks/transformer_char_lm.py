@@ -9,7 +9,7 @@ import torch
 from torch import nn
 
 import course_lib.train as course_train
-from course_lib.grading import AnswerError, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, describe_value, report_pass
 
 #: nats per character below the unigram entropy that a language model must reach to have learnt context
 LEARNS_MARGIN = 0.5

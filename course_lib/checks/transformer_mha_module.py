@@ -11,7 +11,7 @@ from torch import nn
 from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
 from course_lib.checks.transformer_attention import (CORRECT_MHA, MASK_HAS_NO_EFFECT, MHA_BUILTINS, mha_cases,
                                                      mha_reference, mha_weights, torch_mask, torch_mha)
-from course_lib.grading import AnswerError, Terms, call_answer, compare_answer, describe_value, report_pass
+from course_lib.grading.answers import AnswerError, Terms, call_answer, compare_answer, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
 # class MultiHeadAttention(nn.Module): the same function with trainable projections

@@ -9,7 +9,7 @@ import torch
 
 import course_lib.transformer as course_transformer
 from course_lib.checks.common import WRITE_IT_YOURSELF
-from course_lib.grading import (AnswerError, Banned, Terms, Variant, call_answer, case_note, check_tensor,
+from course_lib.grading.answers import (AnswerError, Banned, Terms, Variant, call_answer, case_note, check_tensor,
                                 describe_value, explain, report_pass)
 
 _POSITION_BUILTINS = [

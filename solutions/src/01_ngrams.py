@@ -37,6 +37,7 @@ import numpy as np
 from course_lib import data, viz
 from course_lib.checks import ngrams as checks
 from course_lib.ngram import NGramModel, pad
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 # %% [markdown]
 # ## 1. The chain rule and the Markov assumption

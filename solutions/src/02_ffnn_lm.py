@@ -52,6 +52,7 @@ from course_lib.device import get_device
 from course_lib.ffnn import FFNNConfig, FFNNLanguageModel, context_windows
 from course_lib.ngram import NGramModel
 from course_lib.train import TrainConfig, evaluate, iterate_batches, sample, train, window_batches
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 device = get_device()
 print("models train on:", device)

@@ -61,6 +61,7 @@ from course_lib.device import get_device
 from course_lib.gradients import gradient_norms_through_time, plot_gradient_norms, rnn_gradient_norms
 from course_lib.rnn import RNNConfig, RNNLanguageModel
 from course_lib.train import evaluate, sample, sequence_batches
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 device = get_device()
 print("models train on:", device)

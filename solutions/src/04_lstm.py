@@ -58,6 +58,7 @@ from course_lib.gradients import lstm_gradient_norms, plot_gradient_norms, rnn_g
 from course_lib.lstm import LSTMConfig, LSTMEncoder, LSTMLanguageModel
 from course_lib.train import TrainConfig, budgeted, evaluate, sample, sequence_batches, train
 from course_lib.viz import coloured_text
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 # %% [markdown]
 # ## 1. The forget gate, by hand

@@ -40,6 +40,7 @@ import torch
 from course_lib import viz
 from course_lib.checks import self_attention as checks
 from course_lib.device import get_device
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 torch.set_printoptions(precision=4, sci_mode=False)
 device = get_device()

@@ -43,6 +43,7 @@ from course_lib.device import get_device, torch_threads
 from course_lib.lstm import LSTMLayer
 from course_lib import transformer
 from course_lib.transformer import BlockConfig, DecoderBlock, copy_from_torch, positional_shift_matrices
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 torch.set_printoptions(precision=4, sci_mode=False)
 device = get_device()

@@ -41,6 +41,7 @@ from torch import nn
 
 from course_lib.bert import BertConfig, BertModel, copy_from_hf
 from course_lib.checks import bert as checks
+checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 torch.set_printoptions(precision=4, sci_mode=False)
 hf_model, tokenizer = checks.hf_minilm()  # transformers' BertModel and BertTokenizerFast of all-MiniLM-L6-v2

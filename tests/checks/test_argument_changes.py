@@ -4,8 +4,8 @@ from collections import Counter
 import pytest
 import torch
 
-from course_lib.argument_changes import first_change, snapshot
-from course_lib.grading import AnswerError, call_answer, hidden_cases
+from course_lib.grading.argument_changes import first_change, snapshot
+from course_lib.grading.answers import AnswerError, call_answer, hidden_cases
 
 
 def _change(func, *args, **kwargs):

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import course_lib.checks
-from course_lib.grading import Banned
+from course_lib.grading.answers import Banned
 
 FOLDER = Path(course_lib.checks.__file__).parent
 MODULES = sorted(info.name for info in pkgutil.iter_modules([str(FOLDER)]))

@@ -9,7 +9,7 @@
 import pytest
 
 from answer_catalogue import answer_modules
-from course_lib.grading import AnswerError
+from course_lib.grading.answers import AnswerError
 from notebook_runner import SolutionKernel
 
 MODULES = {m.NOTEBOOK: m for m in answer_modules()}

@@ -1,7 +1,7 @@
 """Notebook 01's checks beyond the common ones in test_checks.py: log of zero, wrong return types."""
 import pytest
 
-from course_lib.grading import AnswerError
+from course_lib.grading.answers import AnswerError
 
 
 def test_log_of_zero_without_smoothing_is_explained():

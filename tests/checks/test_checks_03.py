@@ -6,7 +6,7 @@ import torch
 
 import course_lib.rnn as course_rnn
 from course_lib.checks.rnn import check_clip_grad_norm, check_rnn_forward, check_rnn_step
-from course_lib.grading import AnswerError
+from course_lib.grading.answers import AnswerError
 
 
 def _step(x_t, h_prev, U, W, b):

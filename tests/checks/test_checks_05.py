@@ -2,7 +2,7 @@
 import pytest
 import torch
 
-from course_lib.grading import AnswerError
+from course_lib.grading.answers import AnswerError
 from nb05_answers import CHEATS, NOTEBOOK
 from notebook_runner import SolutionKernel
 
@@ -116,7 +116,7 @@ def test_a_shape_error_in_the_weighted_scores_says_how_the_weights_are_laid_out(
 
 def test_a_hidden_case_keeps_its_shapes_to_itself():
     from course_lib.checks.score_functions import check_scaled_dot_score
-    from course_lib.grading import hidden_cases
+    from course_lib.grading.answers import hidden_cases
 
     with hidden_cases(), pytest.raises(AnswerError) as caught:
         check_scaled_dot_score(lambda Q, K: Q @ K.transpose(-2, -1), batch=(2, 3), n_q=4, n_k=6, d=8, seed_table=False)

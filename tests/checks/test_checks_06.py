@@ -5,7 +5,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from course_lib.checks import transformer as checks
-from course_lib.grading import AnswerError, hidden_cases
+from course_lib.grading.answers import AnswerError, hidden_cases
 from nb06_answers import CHEATS, NOTEBOOK
 from notebook_runner import SolutionKernel
 
@@ -196,8 +196,8 @@ def test_sample_next_is_graded_through_the_kernel_wire():
     from unittest import mock
 
     from autograder import verdict
-    from course_lib import remote_answer
-    from course_lib.answer_wire import encode
+    from course_lib.grading import remote_answer
+    from course_lib.grading.answer_wire import encode
 
     class InProcessKernel(remote_answer.Channel):
         def __init__(self, ns):

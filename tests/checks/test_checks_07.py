@@ -7,7 +7,7 @@ import torch.nn.functional as F
 
 import course_lib.bert as course_bert
 from course_lib.checks import bert as checks
-from course_lib.grading import AnswerError
+from course_lib.grading.answers import AnswerError
 from nb07_answers import CHEATS, NOTEBOOK
 from notebook_runner import SolutionKernel
 

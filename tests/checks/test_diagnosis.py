@@ -1,4 +1,4 @@
-"""The general diagnosis of a wrong tensor (course_lib.diagnosis), the probes, hidden cases, and the fixes of the
+"""The general diagnosis of a wrong tensor (course_lib.grading.diagnosis), the probes, hidden cases, and the fixes of the
 defects unseen answers found. Each relation is built from a reference by a transformation the test applies itself."""
 import math
 
@@ -9,8 +9,8 @@ from course_lib.checks import ffnn as ffnn_checks
 from course_lib.checks import lstm as lstm_checks
 from course_lib.checks import ngrams as ngram_checks
 from course_lib.checks import rnn as rnn_checks
-from course_lib.diagnosis import Terms, diagnose, express
-from course_lib.grading import (AnswerError, Probe, case_note, compare_answer, describe_value, hidden_cases,
+from course_lib.grading.diagnosis import Terms, diagnose, express
+from course_lib.grading.answers import (AnswerError, Probe, case_note, compare_answer, describe_value, hidden_cases,
                                 report_pass, run_probes)
 
 g = torch.Generator().manual_seed(0)
@@ -214,6 +214,6 @@ def test_feedback_page_wraps_long_verdicts():
 
 
 def test_verbs_agree_with_what_is_named():
-    from course_lib.diagnosis import verb
+    from course_lib.grading.diagnosis import verb
 
     assert [verb(w, "is") for w in ("the returned weights", "the returned loss", "z_machines")] == ["are", "is", "is"]

@@ -6,8 +6,8 @@ checks what the feedback makes of it, through call_answer as a check would call 
 import pytest
 import torch
 
-from course_lib.error_terms import error_in_terms, student_line
-from course_lib.grading import AnswerError, call_answer, hidden_cases
+from course_lib.grading.error_terms import error_in_terms, student_line
+from course_lib.grading.answers import AnswerError, call_answer, hidden_cases
 from notebook_runner import compile_cell
 
 STUDENT = '''

@@ -9,8 +9,9 @@ import textwrap
 import pytest
 import torch
 
-from course_lib import grading, mutations
-from course_lib.grading import AnswerError, close, compare_answer
+from course_lib.grading import answers as grading
+from course_lib.grading import mutations
+from course_lib.grading.answers import AnswerError, close, compare_answer
 
 SOLUTIONS = textwrap.dedent('''
     import math
@@ -226,7 +227,7 @@ def test_several_changes_that_give_the_same_answer_are_all_said():
 def test_an_error_the_solution_raises_with_one_change_is_found():
     """range(T + 1) reads x[:, T]: the solution with that one change raises the same IndexError, with the same words;
     the feedback says it only for messages the rules of error_terms do not read."""
-    from course_lib.grading import call_answer
+    from course_lib.grading.answers import call_answer
     from notebook_runner import compile_cell
 
     namespace = {}

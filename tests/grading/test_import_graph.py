@@ -14,7 +14,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 #: folder -> its dotted name (None: a folder of scripts that import each other by plain name)
-PACKAGES = {"course_lib": "course_lib", "course_lib/checks": "course_lib.checks", "autograder": "autograder",
+PACKAGES = {"course_lib": "course_lib", "course_lib/grading": "course_lib.grading", "course_lib/checks": "course_lib.checks", "autograder": "autograder",
             "benchmarks": None}
 
 

@@ -176,7 +176,7 @@ CASES = [
         "def softmax(x, dim=-1):\n    return x\n")},
          FULL - POINTS["check_softmax"] - POINTS["check_space_invader"] - POINTS["check_brown_dog"], "softmax"),
     Case("patch_builtins_and_numpy", {**SOL, "causal_mask": (
-        "import builtins, numpy.testing, course_lib.grading\n"
+        "import builtins, numpy.testing, course_lib.grading.answers\n"
         "builtins.AssertionError = type('AssertionError', (Exception,), {})\n"
         "course_lib.grading.bool = lambda *a: True  # shadows the builtin inside the checker\n"
         "numpy.testing.assert_allclose = lambda *a, **k: None\n"

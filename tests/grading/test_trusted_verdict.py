@@ -21,8 +21,9 @@ import torch
 from autograder import cell_repair, verdict
 from autograder.grade import read_submission
 from autograder.worker import grader_only_config
-from course_lib import answer_wire, grading, remote_answer
-from course_lib.answer_wire import WireError, encode, read_reply
+from course_lib.grading import answer_wire, remote_answer
+from course_lib.grading import answers as grading
+from course_lib.grading.answer_wire import WireError, encode, read_reply
 from notebook_runner import REPO, SolutionKernel, grade_ids
 
 SELF_ATTENTION = "course_lib.checks.self_attention"

@@ -3,7 +3,7 @@
 Before writing any answer, a student who runs the whole notebook meets every blank exercise at once: the
 answer cells themselves, the check cells after them, and the demo cells that use an answer or a value
 that a failed cell above never defined. Each must say what is missing in one sentence (the hook in
-course_lib.grading), with no traceback, no "<module>" for a name, no warning printed into the
+course_lib.grading.answers), with no traceback, no "<module>" for a name, no warning printed into the
 notebook, and no output so long that the student scrolls past a wall of text. The cells run on past errors, as "Run Selected Cell and All Below" does after each one.
 """
 from __future__ import annotations

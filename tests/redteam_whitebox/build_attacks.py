@@ -2,7 +2,7 @@
 
 python tests/redteam_whitebox/build_attacks.py --out DIR [--notebooks REPO/notebooks] [--config CONFIG.json]
 
-Written after reading the grader (autograder/*.py, course_lib/remote_answer.py, answer_wire.py,
+Written after reading the grader (autograder/*.py, course_lib/grading/remote_answer.py, answer_wire.py,
 grading.py). Every submission starts from the released student notebook with WRONG answers in every
 answer cell (a score above the wrong-answer control is a forgery) plus attack code. Most attack
 notebook 05; the attacks on the large-request path (a request over verdict.INLINE_ARGUMENT travels as
@@ -906,7 +906,7 @@ for _round in range(3):
         "the worker's memory (RSS or its peak) grew by more than 1 GiB while grading it")
 def _(nb, cfg):
     code = r'''
-import course_lib.remote_answer as _rt_ra
+import course_lib.grading.remote_answer as _rt_ra
 from IPython.display import publish_display_data as _rt_pub
 _RT_D08 = "[" + ",".join(["[" + "[]," * 999999 + "[]]"] * 10) + "]"
 _RT_D08_N = [0]
@@ -1298,7 +1298,7 @@ H08_VALUE_BITS, H08_SCALE = 18, 1e4
         "two or more hidden input values decoded from the exception names of the hidden verdicts (page or results.json)")
 def _(nb, cfg):
     code = HIDDEN_FIRST_VALUES + r'''
-from course_lib.grading import AnswerError as _RtAnswerError
+from course_lib.grading.answers import AnswerError as _RtAnswerError
 _RT_H08_NAMES = @@NAMES@@
 _RT_H08_EX = @@EXERCISES@@
 _RT_H08 = {"stream": None, "hidden": False}   # "hidden": set by the notebook's last cell (the hidden phase follows)
@@ -1462,7 +1462,7 @@ def _(nb, cfg):
 def _(nb, cfg):
     port = cfg["port"]
     code = r'''
-from course_lib.grading import AnswerError as _RtAE
+from course_lib.grading.answers import AnswerError as _RtAE
 _RT_FAKE = ("correct (2 case(s)). Score: 23 / 23 RTWB-FAKE-x05 \x1b]0;RTWB-x05 title\x07\x1b]52;c;UlRXQi14MDU=\x07"
             "\x1b]8;;http://127.0.0.1:@@PORT@@/hit/x05-osc8\x07details\x1b]8;;\x07 "
             "<img src=x onerror=\"@@JS@@\"> ![x](http://127.0.0.1:@@PORT@@/hit/x05-mdimg)\r\x1b[2K\u2714 all checks passed")
@@ -1687,7 +1687,7 @@ _rt_res("root_listing", " ".join(sorted(os.listdir("/"))))
 #: r01's and r02's first cell: whether a cell runs in the replay's kernel. The replay runs the student's cells again
 #: with only the grader's pins between them (no check calls into the kernel), so a cell below a test cell can tell
 REPLAY_HELPERS = r'''
-import course_lib.remote_answer as _rt_ra
+import course_lib.grading.remote_answer as _rt_ra
 _RT_SERVES = [0]
 _rt_serve = _rt_ra.serve
 def _rt_counting_serve(payload):

@@ -57,7 +57,7 @@ class SolutionKernel:
         """Each wrong answer in turn fails its test cell with an AnswerError matching ``match``; the solution is put back."""
         import pytest
 
-        from course_lib.grading import AnswerError
+        from course_lib.grading.answers import AnswerError
 
         for wrong in wrongs:
             self.answer(wrong.cell, wrong.source)

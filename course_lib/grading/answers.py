@@ -26,11 +26,11 @@ from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import torch
 
-from course_lib.argument_changes import first_change, snapshot
-from course_lib.diagnosis import Terms, diagnose, list_words, verb
-from course_lib.error_terms import error_in_terms, student_line
-from course_lib.mutations import changes_that_explain, changes_that_raise
-from course_lib.plain_text import one_line, quoted
+from course_lib.grading.argument_changes import first_change, snapshot
+from course_lib.grading.diagnosis import Terms, diagnose, list_words, verb
+from course_lib.grading.error_terms import error_in_terms, student_line
+from course_lib.grading.mutations import changes_that_explain, changes_that_raise
+from course_lib.grading.plain_text import one_line, quoted
 
 __all__ = [
     "AnswerError",
@@ -91,7 +91,7 @@ def call_failure(exercise: str, kind: str, *, error_type: str = "", text: str = 
     """The AnswerError for a failed call of the student's function: the one place its sentence is composed.
 
     What the student's code said (its exception's type and message) is quoted as data, on one line, with the line of
-    their code that raised (``label``) and what the message means in their terms (:mod:`course_lib.error_terms`); in
+    their code that raised (``label``) and what the message means in their terms (:mod:`.error_terms`); in
     a hidden test case none of these nor the arguments' description is shown, since any could carry the case.
     """
     if kind == "not_implemented":
@@ -140,7 +140,7 @@ def raised_by_answer(err: AnswerError) -> tuple[str, str] | None:
 
 
 def _changed_message(where: str, how: str, kind: str) -> str:
-    """The sentence for an argument the student's function changed in place (:mod:`course_lib.argument_changes`)."""
+    """The sentence for an argument the student's function changed in place (:mod:`.argument_changes`)."""
     where = re.sub(r"[^\w\[\]'(),. -]", "", where)[:80] or "argument"
     name = re.split(r"[\[.]", where, maxsplit=1)[0]
     if kind == "tensor":
@@ -162,7 +162,7 @@ def _changed_message(where: str, how: str, kind: str) -> str:
 _HIDDEN = contextvars.ContextVar("hidden_cases", default=False)
 #: inside call_answer_each: [whether a raised error of the batch has been explained by the solution's changes]
 _BATCH: contextvars.ContextVar[list[bool] | None] = contextvars.ContextVar("call_batch", default=None)
-#: set while the grader runs a test cell (course_lib.remote_answer.calls_to_kernel): given a function and its calls,
+#: set while the grader runs a test cell (remote_answer.calls_to_kernel): given a function and its calls,
 #: the handle of the student's kernel they involve, or None; unset, every call is local and nothing is scanned
 _KERNEL_ROUTE: contextvars.ContextVar[Callable[[Any, list], Any] | None] = contextvars.ContextVar(
     "kernel_route", default=None)
@@ -337,7 +337,7 @@ def compare_answer(
     ``pick`` selects the relevant part of a variant's result (e.g. ``lambda r: r[1]`` for weights).
     It is consulted before the shape check, so an answer whose shape is wrong *because of* a known
     mistake is told about the mistake, not only the shape. Then, for mistakes nobody catalogued,
-    the general diagnosis (:func:`course_lib.diagnosis.diagnose`, in the exercise's ``terms``) and
+    the general diagnosis (:func:`course_lib.grading.diagnosis.diagnose`, in the exercise's ``terms``) and
     the exercise's ``locate``: a function of no arguments that says where the answer goes wrong, as a
     sentence naming the part that is wrong, or None (most run the student's code on :class:`Probe` inputs,
     built to isolate one part of it, through :func:`run_probes`).

@@ -4,7 +4,7 @@
 strings, lists, tuples, dicts, and tensors and arrays as raw bytes with a dtype from a fixed
 list; anything else travels as its type's name only. :func:`decode` (in the grader) checks
 every field and builds fresh values from it. Never a pickle and never a live object leaves
-the kernel. :mod:`course_lib.remote_answer` sends the calls and reads the replies; what travels into the
+the kernel. :mod:`course_lib.grading.remote_answer` sends the calls and reads the replies; what travels into the
 kernel with a request refers to the kernel's own objects (:class:`KernelRef`, :class:`ModuleRef`).
 """
 from __future__ import annotations

@@ -19,7 +19,7 @@ __all__ = ["student_line", "error_in_terms"]
 
 _LIBRARY_FOLDERS = tuple(os.path.normcase(os.path.realpath(p)) + os.sep for p in {
     os.path.dirname(os.path.dirname(os.__file__)),  # the standard library's folder, and site-packages under it
-    sys.prefix, sys.base_prefix, os.path.dirname(os.path.abspath(__file__)),  # course_lib itself
+    sys.prefix, sys.base_prefix, os.path.dirname(os.path.dirname(os.path.abspath(__file__))),  # course_lib itself
 })
 
 

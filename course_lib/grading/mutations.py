@@ -43,7 +43,7 @@ import torch
 __all__ = ["Mutant", "mutants_of", "solution_function", "changes_that_explain", "changes_that_raise", "SOLUTIONS_ENV"]
 
 SOLUTIONS_ENV = "COURSE_SOLUTIONS"
-_REPOSITORY_SOLUTIONS = Path(__file__).resolve().parents[1] / "solutions" / "src"
+_REPOSITORY_SOLUTIONS = Path(__file__).resolve().parents[2] / "solutions" / "src"
 
 # each activation's stand-ins: (the replacement's name as written, its code given the argument's code)
 _ACTIVATIONS = {

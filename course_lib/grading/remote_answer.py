@@ -12,7 +12,7 @@ IPython, the output) changes only the data its functions return.
   which sends it to the kernel (:func:`call_in_kernel`). Outside a test cell nothing is scanned.
 - In the kernel, :func:`serve` runs the call with ``call_answer`` itself, so the same
   references are switched off and the same correct helpers swapped in as when a check runs
-  in the notebook, and publishes the result as plain data (:mod:`course_lib.answer_wire`).
+  in the notebook, and publishes the result as plain data (:mod:`course_lib.grading.answer_wire`).
 
 The request sent into the kernel is a pickle: it goes from the grader to the student's
 process, the direction in which code may travel (the kernel runs the student's code anyway).
@@ -33,7 +33,7 @@ from typing import Any
 
 import torch
 
-from course_lib.answer_wire import (
+from course_lib.grading.answer_wire import (
     MAX_DEPTH,
     MIME,
     KernelRef,
@@ -44,7 +44,7 @@ from course_lib.answer_wire import (
     read_reply,
     tensors_in,
 )
-from course_lib.grading import (
+from course_lib.grading.answers import (
     FAILURE_KINDS,
     AnswerError,
     Banned,
