@@ -46,8 +46,9 @@ lab: notebooks
 
 # the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra,
 # installed with the rest (and the dev extra's linter) in one pip run
+TEST_EXTRAS := [cluster,dev]
 $(CLUSTER_STAMP): pyproject.toml
-	$(call install_course,[cluster,dev])
+	$(call install_course,$(TEST_EXTRAS))
 	rm -f $(VENV)/.installed-* && touch $(STAMP) $(DEV_STAMP) $@
 
 # the suite runs on every core (pytest-xdist; a test file's functions, or a test class, stay on one worker:
