@@ -19,6 +19,8 @@ from pathlib import Path
 
 #: the byte that lets the forked child go on (sent once its pid is pinned by a pidfd)
 GO = b"g"
+#: what the stand-in passes on to the kernel's process group
+FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2)
 
 
 def kernel_kind(command: list[str]) -> str | None:
@@ -48,12 +50,15 @@ def hand_over(socket_path: Path, argv: list[str], command: list[str]) -> bool:
             reply += chunk
         pid = int(reply)
         pidfd = os.pidfd_open(pid)
+        # forwarding before the kernel runs: an interrupt sent once it has started must reach it, not end this process
+        for signum in FORWARDED:
+            signal.signal(signum, lambda sig, _frame: signal_group(pid, sig))
         conn.sendall(GO)  # the child waits for this: until now its pid cannot have been reused
     except (OSError, ValueError) as err:
+        for signum in FORWARDED:
+            signal.signal(signum, signal.SIG_DFL)
         print(f"sandbox: the zygote did not start the kernel ({err}); starting it here", file=sys.stderr)
         return False
-    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT, signal.SIGUSR1, signal.SIGUSR2):
-        signal.signal(signum, lambda sig, _frame: signal_group(pid, sig))
     select.select([pidfd], [], [])  # until the kernel exits (pidfd readable; signals do not end the wait)
     return True
 

@@ -121,7 +121,7 @@ def grade_one(task: Task) -> Result:
     result.slowest_cell = execute.slowest_cell
     page.write_text(feedback_page.render(nb, graded, assignment.released_tests, notes, student, assignment.name),
                     encoding="utf-8")  # 6. nbgrader's feedback template
-    stopped = execute.stop_reason or watchdog.why()
+    stopped = watchdog.why() or execute.stop_reason  # the limit the watchdog saw crossed, else what the run saw
     if stopped:
         result.reason = stopped + ": the cells after that point were not graded"
     result.seconds = time.monotonic() - start

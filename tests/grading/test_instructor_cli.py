@@ -26,7 +26,7 @@ def test_release_is_clean_and_complete(tmp_path):
     assert (out / "pyproject.toml").read_text() == (REPO / "pyproject.toml").read_text()  # shipped as it is
     found = setuptools.find_packages(out, include=tomllib.loads((out / "pyproject.toml").read_text())
                                      ["tool"]["setuptools"]["packages"]["find"]["include"])
-    assert sorted(found) == ["course_lib", "course_lib.checks"]  # the bundle installs course_lib only
+    assert sorted(found) == ["course_lib", "course_lib.checks", "course_lib.grading"]  # the bundle installs course_lib only
 
 
 def test_release_fails_when_a_solution_leaks(tmp_path, capsys):
