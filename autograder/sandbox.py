@@ -388,6 +388,9 @@ def main(argv: list[str] | None = None) -> None:
     plan, command, env = enter(args)
     jail.confine(plan)
     os.chdir(plan.home)
+    # an interrupt is the kernel's to handle, whatever this process inherited (a grader started in the background
+    # by a shell ignores SIGINT, and a new Python keeps an ignored SIGINT ignored)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.execvpe(command[0], command, env)
 
 

@@ -261,6 +261,9 @@ def _become(conn: socket.socket, request: dict, fds: list[int], start_dir: str) 
     _prctl(_PR_SET_DUMPABLE, 1)  # as any process: its /proc files are its own (uid_map is written there)
     _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # dies with the zygote, as the zygote with its worker (killed or not)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    # an interrupt raises KeyboardInterrupt in the kernel, as in a new Python, whatever the zygote inherited (a
+    # grader started in the background by a shell ignores SIGINT)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
         os.close(fd)
