@@ -6,13 +6,11 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 import course_lib.bert as course_bert
 from course_lib.checks.bert_common import hf_minilm, tokenizer
 from course_lib.checks.bert_nsp import nsp_sentences
-from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks
+from course_lib.checks.common import LAYER_NORM_BUILTINS, WRITE_IT_YOURSELF, device_for_checks
 from course_lib.grading.answers import (
     Banned,
     Probe,
@@ -34,10 +32,7 @@ def _embedding_bans() -> list[Banned]:
     from transformers.models.bert import modeling_bert
 
     return [
-        Banned(F, "layer_norm", "torch.nn.functional.layer_norm"),
-        Banned(torch, "layer_norm", "torch.layer_norm"),
-        Banned(torch, "native_layer_norm", "torch.native_layer_norm"),
-        Banned(nn.LayerNorm, "forward", "torch.nn.LayerNorm"),
+        *LAYER_NORM_BUILTINS,
         Banned(modeling_bert.BertEmbeddings, "forward", "transformers' BertEmbeddings"),
         Banned(modeling_bert.BertModel, "forward", "transformers' BertModel"),
         Banned(course_bert.BertEmbeddings, "forward", "course_lib.bert.BertEmbeddings"),

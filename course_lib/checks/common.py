@@ -10,6 +10,14 @@ from course_lib.grading.answer_wire import tensors_in
 from course_lib.device import get_device
 from course_lib.grading.answers import AnswerError, Banned, call_answer, check_tensor, close, raised_by_answer
 
+#: layer normalisation in every spelling PyTorch offers
+LAYER_NORM_BUILTINS = [
+    Banned(F, "layer_norm", "torch.nn.functional.layer_norm"),
+    Banned(torch, "layer_norm", "torch.layer_norm"),
+    Banned(torch, "native_layer_norm", "torch.native_layer_norm"),
+    Banned(torch.nn.LayerNorm, "forward", "torch.nn.LayerNorm"),
+]
+
 #: softmax in every spelling PyTorch offers
 SOFTMAX_BUILTINS = [
     Banned(torch, "softmax", "torch.softmax"),

@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import course_lib.transformer as course_transformer
-from course_lib.checks.common import WRITE_IT_YOURSELF, device_for_checks, random_tensor
+from course_lib.checks.common import LAYER_NORM_BUILTINS, WRITE_IT_YOURSELF, device_for_checks, random_tensor
 from course_lib.checks.transformer_attention import (
     CORRECT_MHA,
     MASK_HAS_NO_EFFECT,
@@ -42,10 +42,7 @@ from course_lib.grading.answers import (
 BLOCK_KEYS = MHA_KEYS + ("gamma_1", "beta_1", "W_1", "b_1", "W_2", "b_2", "gamma_2", "beta_2")
 
 _NORM_BUILTINS = [
-    Banned(F, "layer_norm", "torch.nn.functional.layer_norm"),
-    Banned(torch, "layer_norm", "torch.layer_norm"),
-    Banned(torch, "native_layer_norm", "torch.native_layer_norm"),
-    Banned(nn.LayerNorm, "forward", "torch.nn.LayerNorm"),
+    *LAYER_NORM_BUILTINS,
     Banned(course_transformer.AddNorm, "forward", "course_lib.transformer.AddNorm"),
 ]
 
