@@ -184,10 +184,10 @@ def skip_demos(nb: NotebookNode, release: NotebookNode) -> int:
 
 def _restore_read_only(nb: NotebookNode, release: NotebookNode) -> None:
     """A read-only cell's source as released, whatever the submission says (nbgrader's OverwriteCells does this)."""
-    released = {c.metadata["nbgrader"]["grade_id"]: c.source for c in release.cells if is_locked(c)}
+    released = {cells.grade_id(c): c.source for c in release.cells if is_locked(c)}
     for cell in nb.cells:
-        if is_locked(cell) and cell.metadata["nbgrader"]["grade_id"] in released:
-            cell.source = released[cell.metadata["nbgrader"]["grade_id"]]
+        if is_locked(cell) and cells.grade_id(cell) in released:
+            cell.source = released[cells.grade_id(cell)]
 
 
 @contextlib.contextmanager
@@ -262,7 +262,7 @@ def scores(nb: NotebookNode) -> Scores:
     for cell in nb.cells:
         if is_grade(cell):
             score, points = determine_grade(cell)
-            gid = cell.metadata["nbgrader"]["grade_id"]
+            gid = cells.grade_id(cell)
             found.cells[gid], found.points[gid] = score, points
     return found
 
