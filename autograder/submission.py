@@ -61,6 +61,7 @@ class Result:
     reason: str = ""
     cells: dict[str, float] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # graded cell -> the verdict's first line
+    answers: dict[str, str] = field(default_factory=dict)   # answer cell -> its source as submitted (for the report)
     seconds: float = 0.0
     slowest_cell: float = 0.0  # seconds of its slowest cell (the batch's calibration reads the solution's)
 
@@ -106,6 +107,7 @@ def grade_one(task: Task) -> Result:
     if nb is None:
         return failed(result, problem, page, start)
     notes = prepare(nb, assignment.release)  # 2-3. the cells as released, the demos skipped
+    result.answers = cells.answers(nb)
     timeout = task.limits.cell_timeout or assignment.cell_timeout
     with watched_kernel(task) as watchdog:  # 4. the trusted execute, in the sandboxed kernel
         execute = trusted_execute(assignment, watchdog.kernel_dir, task.isolated, timeout, watchdog)
