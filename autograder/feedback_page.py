@@ -24,9 +24,10 @@ BOOTSTRAP_CSS = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensi
                              "node_modules", "bootstrap", "dist", "css")
 
 
-def _unanswered(cell: NotebookNode) -> bool:
+def unanswered(cell: NotebookNode) -> bool:
     """An answer cell left as released (nbgrader's autograde comments "No response." on it)."""
-    return not is_task(cell) and cell.metadata["nbgrader"].get("checksum") == compute_checksum(cell)
+    return (is_solution(cell) and not is_task(cell)
+            and cell.metadata["nbgrader"].get("checksum") == compute_checksum(cell))
 
 
 def _for_the_page(nb: NotebookNode, graded) -> None:
@@ -35,7 +36,7 @@ def _for_the_page(nb: NotebookNode, graded) -> None:
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if is_solution(cell) or is_task(cell):
-            meta["comment"] = "No response." if _unanswered(cell) else None
+            meta["comment"] = "No response." if unanswered(cell) else None
         if (is_grade(cell) or is_task(cell)) and meta.get("grade_id") in graded.cells:
             meta["score"], meta["points"] = graded.cells[meta["grade_id"]], graded.points[meta["grade_id"]]
 

@@ -62,6 +62,9 @@ class Result:
     cells: dict[str, float] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # graded cell -> the verdict's first line
     answers: dict[str, str] = field(default_factory=dict)   # answer cell -> its source as submitted (for the report)
+    to_mark: list[str] = field(default_factory=list)        # graded cells that wait for a person's marks
+    unanswered: list[str] = field(default_factory=list)     # answer cells left as released (nbgrader: "No response.")
+    autograded: str = ""  # the graded notebook as nbgrader's autograde leaves it (JSON), when the task asks for it
     seconds: float = 0.0
     slowest_cell: float = 0.0  # seconds of its slowest cell (the batch's calibration reads the solution's)
 
@@ -96,6 +99,7 @@ class Task:
     workdir: str        # where its feedback page goes (feedback/<student_id>.html)
     limits: Limits
     isolated: bool      # the kernels run in their own namespaces
+    keep_notebook: bool = False  # the result carries the graded notebook (for the instructor's course directory)
 
 
 def grade_one(task: Task) -> Result:
@@ -119,6 +123,10 @@ def grade_one(task: Task) -> Result:
     result.failures = feedback.failures(nb)
     graded = scores(nb)  # 5. nbgrader's determine_grade, cell by cell
     result.cells = {gid: score or 0.0 for gid, score in graded.cells.items()}
+    result.to_mark = [gid for gid, score in graded.cells.items() if score is None]
+    result.unanswered = [cells.grade_id(c) for c in nb.cells if feedback_page.unanswered(c)]
+    if task.keep_notebook:
+        result.autograded = nbformat.writes(nb)
     result.score, result.max_score, result.manual_points_pending = graded.total, graded.max_score, graded.pending
     result.slowest_cell = execute.slowest_cell
     page.write_text(feedback_page.render(nb, graded, assignment.released_tests, notes, student, assignment.name),
