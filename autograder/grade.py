@@ -39,7 +39,7 @@ import nbformat
 
 from course_lib.grading.plain_text import csv_cell, one_line
 
-from . import course, notebook_source, sandbox, worker, zygote
+from . import cells, course, course_results, notebook_source, regrade, sandbox, worker, zygote
 from .progress import Progress
 from .sandbox import Limits
 from .submission import DEFAULT_WALL_SECONDS, Assignment, Result, Task, failed, grade_one, parse_submission
@@ -117,12 +117,28 @@ class LocalPool:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
+def destinations(assignment: str, submissions: Path, out: Path | None,
+                 course_dir: Path | None) -> tuple[Path, Path | None]:
+    """Where a batch's files go (OUT) and the course directory that gets its results (None: none)."""
+    course_dir = course_dir or course_results.course_dir_of(submissions)
+    if out is None and course_dir is None:
+        raise SystemExit("say where the grades go: --out FOLDER, or --course-dir for an nbgrader course directory")
+    return out or course_dir / "autograder" / course.resolve_assignment(assignment), course_dir
+
+
 def grade(
-    assignment: str, submissions: Path, out: Path, *, jobs: int | None = None, timeout: int | None = None,
-    limits: Limits | None = None, fork_kernels: bool = True, scheduler: str | None = None,
-    worker_wait: float = 120,
+    assignment: str, submissions: Path, out: Path | None = None, *, jobs: int | None = None,
+    timeout: int | None = None, limits: Limits | None = None, fork_kernels: bool = True,
+    scheduler: str | None = None, worker_wait: float = 120, course_dir: Path | None = None,
+    never_lower: bool = False,
 ) -> list[Result]:
     """Grade every submission; write OUT/grades.csv, OUT/results.json and OUT/feedback/<student_id>.html.
+
+    With ``course_dir`` (an nbgrader course directory; by default the one whose ``submitted/`` SUBMISSIONS is)
+    the results also land where nbgrader's autograde leaves them (:mod:`autograder.course_results`: the
+    gradebook, ``autograded/``, ``feedback/``), OUT defaults to ``COURSE_DIR/autograder/ASSIGNMENT``, and a
+    regrade writes what changed into OUT/regrade.csv (:mod:`autograder.regrade`; ``never_lower`` keeps a
+    student's higher earlier score).
 
     With ``fork_kernels`` each worker's kernels fork from its zygote (:mod:`autograder.zygote`),
     which has imported what the notebook imports; without, each kernel starts as a new Python.
@@ -136,6 +152,7 @@ def grade(
     found = find_submissions(submissions, assignment)
     if sandbox.refusal(limits):
         raise SystemExit(f"cannot grade: {sandbox.refusal(limits)}")
+    out, course_dir = destinations(assignment, submissions, out, course_dir)
     if scheduler:
         from . import cluster
 
@@ -151,6 +168,11 @@ def grade(
         template = tmp_path / "template"
         course.cached_course_dir(template, assignment, limits.cell_timeout)
         batch = Assignment.read(assignment, template)
+        progress, earlier = Progress(len(found)), {}
+        if course_dir:  # before grading: a gradebook that cannot take the results stops the batch here
+            for note in course_results.check_gradebook(course_dir, batch):
+                progress.note(note)
+            earlier = course_results.before(course_dir, assignment)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
         (tmp_path / "pids").mkdir()
@@ -165,7 +187,7 @@ def grade(
         jobs = max(1, min(jobs or os.cpu_count() or 1, len(usable) or 1))
         pending: dict = {}  # future -> task; a few per worker, so that few submissions are in memory at once
         lost: list[Task] = []  # graded on a worker that stopped: perhaps another submission's doing
-        progress = Progress(len(usable))
+        progress.total = len(usable)
 
         def lost_worker(err: Exception) -> bool:
             return isinstance(err, BrokenProcessPool) or (scheduler is not None and isinstance(err, cluster.WorkerLost))
@@ -209,7 +231,8 @@ def grade(
                                            work / "feedback" / f"{student_id}.html"))
                     progress.count(True)
                     continue
-                task = Task(batch, student_id, submission, str(work), limits, isolated)
+                task = Task(batch, student_id, submission, str(work), limits, isolated,
+                            keep_notebook=course_dir is not None)
                 pending[pool.submit(grade_one, task)] = task
             collect(list(pending))
             for task in lost:  # a worker may hold two submissions: the one that stopped it is found alone
@@ -217,10 +240,27 @@ def grade(
                 collect(list(pending), alone=True)
         for html_file in (work / "feedback").glob("*.html"):
             shutil.copyfile(html_file, out / "feedback" / html_file.name)
-    results.sort(key=lambda r: r.student_id)
+        results.sort(key=lambda r: r.student_id)
+        if course_dir:
+            _into_course(course_dir, batch, results, found, work / "feedback", out, earlier, never_lower, progress)
     write_csv(out / "grades.csv", results)
-    (out / "results.json").write_text(json.dumps([asdict(r) for r in results], indent=1), encoding="utf-8")
+    rows = [{k: v for k, v in asdict(r).items() if k != "autograded"} for r in results]
+    (out / "results.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return results
+
+
+def _into_course(course_dir: Path, batch: Assignment, results: list[Result], found: dict[str, Path],
+                 pages: Path, out: Path, earlier: dict, never_lower: bool, progress: Progress) -> None:
+    """The batch's results into the course directory, and what changed since its earlier grading."""
+    points = {gid: cells.points(c) for gid, c in cells.graded_cells(batch.release).items()}
+    changed = regrade.changes(earlier, results, points, never_lower)
+    kept = {c.student for c in changed if c.kept}
+    written = course_results.record(course_dir, results, found, pages, keep=kept)
+    if earlier:
+        regrade.write(changed, out)
+        for line in regrade.lines(changed):
+            progress.note(line)
+    progress.note(f"{written} submission(s) written into {course_dir} (gradebook, autograded/, feedback/)")
 
 
 def _calibrate(pool, batch: Assignment, template: Path, work: Path, limits: Limits, isolated: bool,

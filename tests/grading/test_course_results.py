@@ -1,0 +1,162 @@
+"""A batch graded into an nbgrader course directory, then regraded: what formgrader, release_feedback and a
+regrade's table see.
+
+One course directory of notebook 05 (nbgrader generate_assignment), a ``submitted/`` tree as nbgrader's collect
+leaves it (timestamp and secret files included) with four students: the solution, the blank release, one
+catalogued mistake, and a file that is not a notebook. Graded once; a hand mark is given through nbgrader's
+gradebook API (what formgrader's handlers call); then regraded three times: unchanged; with one test cell's
+points changed in the course's source; and with a student's answer made worse under ``never_lower``.
+"""
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from answer_catalogue import answer_modules
+from autograder import cells, course, course_results, feedback
+from autograder.grade import grade
+from autograder.sandbox import Limits
+from notebook_runner import REPO
+
+NAME = "05_self_attention"
+WRITTEN = "why_scale"
+STAMP = "2026-11-20 10:00:00.000000 UTC"
+LIMITS = dict(cell_timeout=20, wall_seconds=300)
+
+
+def submit(course_dir: Path, student: str, nb: nbformat.NotebookNode | str) -> None:
+    folder = course_dir / "submitted" / student / NAME
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{NAME}.ipynb"
+    path.write_text(nb, encoding="utf-8") if isinstance(nb, str) else nbformat.write(nb, path)
+    (folder / "timestamp.txt").write_text(STAMP, encoding="utf-8")
+    (folder / "submission_secret.txt").write_text(f"secret-of-{student}", encoding="utf-8")
+
+
+def regrade(course_dir: Path, **kwargs):
+    return grade(NAME, course_dir / "submitted", jobs=2, limits=Limits(**LIMITS), **kwargs)
+
+
+def table(course_dir: Path) -> list[dict]:
+    path = course_dir / "autograder" / NAME / "regrade.csv"
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def course_dir(tmp_path_factory):
+    root = tmp_path_factory.mktemp("course")
+    course.make_course_dir(root, NAME)
+    release = nbformat.read(root / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    solution = cells.answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
+    wrong = next(m for m in answer_modules() if m.NOTEBOOK == NAME).WRONG[0]
+    submit(root, "ada", cells.with_answers(release, solution))
+    submit(root, "blank", release)
+    submit(root, "wrong", cells.with_answers(release, {**solution, wrong.cell: wrong.source}))
+    submit(root, "broken", '{"cells": [')
+    first = {r.student_id: r for r in regrade(root)}
+    return root, first, wrong
+
+
+def gradebook(root: Path) -> Gradebook:
+    return Gradebook(course_results.db_url(root))
+
+
+def test_results_land_where_nbgrader_autograde_leaves_them(course_dir):
+    root, first, _ = course_dir
+    for student in ("ada", "blank", "wrong"):
+        graded = course_results.autograded_path(root, student, NAME)
+        page = course_results.feedback_path(root, student, NAME)
+        assert graded.is_file() and page.is_file(), student
+        for folder in (graded.parent, page.parent):  # what release_feedback and fetch_feedback read
+            assert (folder / "timestamp.txt").read_text() == STAMP
+            assert (folder / "submission_secret.txt").read_text() == f"secret-of-{student}"
+    assert not course_results.autograded_path(root, "broken", NAME).exists()
+    assert course_results.feedback_path(root, "broken", NAME).is_file()
+    with gradebook(root) as gb:
+        for student, result in first.items():
+            submission = gb.find_submission(NAME, student)
+            assert submission.score == pytest.approx(result.score), student
+        written = gb.find_grade(WRITTEN, NAME, NAME, "ada")
+        assert written.auto_score is None and written.needs_manual_grade  # formgrader lists it to mark
+        assert gb.find_grade(WRITTEN, NAME, NAME, "blank").auto_score == 0  # left blank: nbgrader gives 0
+        assert gb.find_comment(WRITTEN, NAME, NAME, "blank").auto_comment == "No response."
+        assert gb.find_comment(WRITTEN, NAME, NAME, "ada").auto_comment is None
+        assert gb.find_submission(NAME, "broken").score == 0
+        assert str(gb.find_submission(NAME, "ada").timestamp).startswith("2026-11-20 10:00:00")
+
+
+def test_the_autograded_notebook_holds_the_written_answer_and_the_verdicts(course_dir):
+    root, first, wrong = course_dir
+    nb = nbformat.read(course_results.autograded_path(root, "wrong", NAME), as_version=4)
+    by_id = {cells.grade_id(c): c for c in nb.cells if cells.grade_id(c)}
+    assert by_id[wrong.cell].source == wrong.source
+    assert wrong.test_cell in first["wrong"].failures
+    assert feedback.failures(nb)[wrong.test_cell] == first["wrong"].failures[wrong.test_cell]
+
+
+def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch, tmp_path):
+    root, first, wrong = course_dir
+    with gradebook(root) as gb:  # formgrader's hand mark on ada's written answer
+        gb.find_grade(WRITTEN, NAME, NAME, "ada").manual_score = 1.5
+        gb.db.commit()
+        ada_before = gb.find_submission(NAME, "ada").score
+
+    # 1. nothing fixed: nothing changes
+    again = {r.student_id: r for r in regrade(root)}
+    assert {s: r.score for s, r in again.items()} == {s: r.score for s, r in first.items()}
+    assert table(root) == []
+    with gradebook(root) as gb:
+        assert gb.find_grade(WRITTEN, NAME, NAME, "ada").manual_score == 1.5
+        assert gb.find_submission(NAME, "ada").score == pytest.approx(ada_before)
+
+    # 2. one check's points changed in the course's source: exactly the students who pass it change
+    sources = tmp_path / "src"
+    shutil.copytree(course.SOURCES, sources)
+    path = sources / f"{NAME}.py"
+    cell = "check_bilinear_score"
+    text = path.read_text(encoding="utf-8")
+    assert f"id={cell} points=2" in text
+    path.write_text(text.replace(f"id={cell} points=2", f"id={cell} points=5"), encoding="utf-8")
+    monkeypatch.setattr(course, "SOURCES", sources)
+    third = {r.student_id: r for r in regrade(root)}
+    passing = {s for s, r in again.items() if r.status == "graded" and r.cells.get(cell) == 2}
+    assert passing and "blank" not in passing
+    rows = table(root)
+    assert {row["student_id"] for row in rows} == passing
+    for row in rows:
+        assert row["cell"] == cell and (row["old_cell_score"], row["new_cell_score"]) == ("2", "5")
+        assert float(row["new_score"]) - float(row["old_score"]) == 3
+        assert third[row["student_id"]].score == pytest.approx(again[row["student_id"]].score + 3)
+    with gradebook(root) as gb:
+        assert gb.find_grade_cell(cell, NAME, NAME).max_score == 5
+        assert gb.find_grade(WRITTEN, NAME, NAME, "ada").manual_score == 1.5  # the hand mark survives
+        assert gb.find_submission(NAME, "ada").score == pytest.approx(ada_before + 3)
+
+    # 3. ada's answer made worse, regraded with never-lower: her earlier, higher grading stays
+    release = nbformat.read(root / "release" / NAME / f"{NAME}.ipynb", as_version=4)
+    solution = cells.answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
+    submit(root, "ada", cells.with_answers(release, {**solution, wrong.cell: wrong.source}))
+    fourth = {r.student_id: r for r in regrade(root, never_lower=True)}
+    assert fourth["ada"].score < third["ada"].score
+    rows = [row for row in table(root) if row["student_id"] == "ada"]
+    assert rows and all(row["kept_earlier"] == "True" for row in rows)
+    assert any(row["cell"] == wrong.test_cell and row["old_verdict"] == "passed"
+               and row["new_verdict"] == fourth["ada"].failures[wrong.test_cell] for row in rows)
+    assert {row["student_id"] for row in table(root)} == {"ada"}
+    with gradebook(root) as gb:
+        assert gb.find_submission(NAME, "ada").score == pytest.approx(ada_before + 3)
+    graded = nbformat.read(course_results.autograded_path(root, "ada", NAME), as_version=4)
+    assert wrong.source not in [c.source for c in graded.cells]  # her earlier notebook stays for formgrader
+
+
+def test_a_course_directory_without_the_assignment_stops_before_grading(tmp_path):
+    (tmp_path / "submitted").mkdir()
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
+    with pytest.raises(SystemExit, match="autograder.hub course 05_self_attention"):
+        regrade(tmp_path)
