@@ -174,3 +174,35 @@ def _write_scores(gb: Gradebook, result: Result, timestamp) -> None:
                 grade.auto_score is None and result.status == "graded")
         for comment in notebook.comments:
             comment.auto_comment = "No response." if comment.name in result.unanswered else None
+
+
+def pages_with_hand_marks(course_dir: Path, assignment: str) -> list[str]:
+    """Every student's feedback page made again from their autograded notebook and the gradebook as it is now:
+    the hand marks and the instructor's comments on the page (what nbgrader's generate_feedback does, with the
+    course's safe page). Run it after marking, before ``nbgrader release_feedback``; returns the students."""
+    from . import feedback_page
+    from .submission import Scores
+
+    batch = Assignment.read(assignment, course_dir)
+    done = []
+    with Gradebook(db_url(course_dir)) as gb:
+        for submission in gb.find_assignment(assignment).submissions:
+            student = submission.student.id
+            graded = autograded_path(course_dir, student, assignment)
+            if not graded.is_file():
+                continue  # not gradable: its page says why already
+            nb = nbformat.read(graded, as_version=4)
+            scores = Scores()
+            for notebook in submission.notebooks:
+                for grade in notebook.grades:
+                    unmarked = grade.manual_score is None and grade.auto_score is None
+                    scores.cells[grade.name] = None if unmarked else grade.score  # hand mark, else automatic
+                    scores.points[grade.name] = grade.max_score
+                for comment in notebook.comments:
+                    if comment.manual_comment:
+                        scores.comments[comment.name] = comment.manual_comment
+            notes = nb.metadata.get("autograder", {}).get("notes", [])
+            page = feedback_page.render(nb, scores, batch.released_tests, notes, student, assignment)
+            feedback_path(course_dir, student, assignment).write_text(page, encoding="utf-8")
+            done.append(student)
+    return done

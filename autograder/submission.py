@@ -126,6 +126,7 @@ def grade_one(task: Task) -> Result:
     result.to_mark = [gid for gid, score in graded.cells.items() if score is None]
     result.unanswered = [cells.grade_id(c) for c in nb.cells if feedback_page.unanswered(c)]
     if task.keep_notebook:
+        nb.metadata["autograder"] = {"notes": notes}  # for a page made again with the hand marks
         result.autograded = nbformat.writes(nb)
     result.score, result.max_score, result.manual_points_pending = graded.total, graded.max_score, graded.pending
     result.slowest_cell = execute.slowest_cell
@@ -251,6 +252,7 @@ class Scores:
 
     cells: dict[str, float | None] = field(default_factory=dict)  # grade id -> score; None: to be marked by hand
     points: dict[str, float] = field(default_factory=dict)        # grade id -> the cell's points
+    comments: dict[str, str] = field(default_factory=dict)        # grade id -> the instructor's comment
 
     @property
     def total(self) -> float:

@@ -10,6 +10,7 @@ points changed in the course's source; and with a student's answer made worse un
 from __future__ import annotations
 
 import csv
+import html
 import shutil
 from pathlib import Path
 
@@ -98,6 +99,22 @@ def test_the_autograded_notebook_holds_the_written_answer_and_the_verdicts(cours
     assert by_id[wrong.cell].source == wrong.source
     assert wrong.test_cell in first["wrong"].failures
     assert feedback.failures(nb)[wrong.test_cell] == first["wrong"].failures[wrong.test_cell]
+
+
+def test_pages_made_again_show_the_hand_mark_and_the_instructors_comment(course_dir):
+    root, first, _ = course_dir
+    with gradebook(root) as gb:
+        gb.find_grade(WRITTEN, NAME, NAME, "wrong").manual_score = 0.5
+        gb.find_comment(WRITTEN, NAME, NAME, "wrong").manual_comment = "Say why the softmax saturates."
+        gb.db.commit()
+    assert sorted(course_results.pages_with_hand_marks(root, NAME)) == ["ada", "blank", "wrong"]
+    page = html.unescape(course_results.feedback_path(root, "wrong", NAME).read_text(encoding="utf-8"))
+    assert "Say why the softmax saturates." in page
+    assert f"Score: {first['wrong'].score + 0.5:.1f} / {first['wrong'].max_score:.1f}" in page
+    assert "Content-Security-Policy" in page
+    with gradebook(root) as gb:  # put back as graded: the regrade test starts from the automatic scores
+        gb.find_grade(WRITTEN, NAME, NAME, "wrong").manual_score = None
+        gb.db.commit()
 
 
 def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch, tmp_path):

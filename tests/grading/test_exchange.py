@@ -24,6 +24,8 @@ not worked around: the test is skipped and says so.
 from __future__ import annotations
 
 import csv
+import dataclasses
+import html
 import os
 import pwd
 import shlex
@@ -220,7 +222,46 @@ def skip_reason() -> str:
 # --- the exchange, end to end ---------------------------------------------------------------
 
 
-def test_release_fetch_submit_collect_grade_with_real_accounts():
+#: what formgrader's GradeHandler.put does when the instructor types a mark for a written answer
+MARK_BY_HAND = """
+import sys
+from nbgrader.api import Gradebook
+url, cell, assignment, student, mark = sys.argv[1:]
+with Gradebook(url) as gb:
+    grade = gb.find_grade_by_id(gb.find_grade(cell, assignment, assignment, student).id)
+    grade.manual_score, grade.extra_credit = float(mark), None
+    grade.needs_manual_grade = False
+    gb.db.commit()
+"""
+WRITTEN, HAND_MARK = "why_scale", 1.5
+#: the check whose points the instructor changes before the last regrade, and its points before and after
+CHANGED_CHECK, OLD_POINTS, NEW_POINTS = "check_bilinear_score", 2, 5
+
+
+def checkout_with_changed_points(base: Path, owner: Account) -> Path:
+    """The instructor's own copy of the course's code, in which one check is worth more points."""
+    checkout = base / "checkout"
+    for part in ("autograder", "course_lib", "solutions", "notebooks"):
+        shutil.copytree(REPO / part, checkout / part, ignore=shutil.ignore_patterns("__pycache__"))
+    source = checkout / "solutions" / "src" / f"{NAME}.py"
+    text = source.read_text(encoding="utf-8")
+    marker = f"id={CHANGED_CHECK} points={OLD_POINTS}"
+    assert marker in text
+    source.write_text(text.replace(marker, f"id={CHANGED_CHECK} points={NEW_POINTS}"), encoding="utf-8")
+    for path in [checkout, *checkout.rglob("*")]:
+        os.lchown(path, owner.uid, owner.gid)
+    return checkout
+
+
+def read_csv(path: Path) -> list[dict]:
+    with open(path, newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_the_instructors_whole_loop_with_real_accounts():
+    """Release, fetch, submit, collect; grade into the course directory; a hand mark as formgrader gives it;
+    the pages made again with it, released and fetched; a regrade that changes nothing; a regrade after a check's points change;
+    the LMS grades with automatic and hand marks."""
     reason = skip_reason()
     if reason:
         pytest.skip(reason)
@@ -237,33 +278,71 @@ def test_release_fetch_submit_collect_grade_with_real_accounts():
                         "and no mount namespace can be made here to show it to them")
         with accounts(base, exchange, ["instructor", "alice", "bob"]) as (teacher, alice, bob):
             run = machine.run
+            # 1. release, fetch, submit, collect
             run(teacher, str(PYTHON), "-m", "autograder.hub", "course", "05")
             run(teacher, "nbgrader", "release_assignment", NAME)
             released = exchange / course.COURSE_ID / "outbound" / NAME / f"{NAME}.ipynb"
             assert released.is_file(), "the course id or exchange root of nbgrader_config.py was not used"
-
             for student in (alice, bob):
                 assert NAME in run(student, "nbgrader", "list")
                 run(student, "nbgrader", "fetch_assignment", NAME)
             answer_with_solution(alice.home / NAME / f"{NAME}.ipynb", alice)
             for student in (alice, bob):
                 run(student, "nbgrader", "submit", NAME)
-
             run(teacher, "nbgrader", "collect", NAME)
-            submitted = teacher.home / "ngrams-to-bert" / "submitted"
+            course_dir = teacher.home / "ngrams-to-bert"
+            submitted = course_dir / "submitted"
             assert sorted(p.name for p in submitted.iterdir()) == sorted([alice.name, bob.name])
-            out = teacher.home / "grades-05"
-            graded = run(teacher, str(PYTHON), "-m", "autograder", "grade", "05", str(submitted), "--out", str(out),
-                         "--jobs", "2")
-            machine.log += [f"  {line}" for line in graded.splitlines() if line.startswith("note:")]
-            with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
-                rows = {row["student_id"]: row for row in csv.DictReader(handle)}
 
+            # 2. grade into the course directory (SUBMISSIONS is its submitted/)
+            grade = (str(PYTHON), "-m", "autograder", "grade", "05", str(submitted), "--jobs", "2")
+            graded = run(teacher, *grade)
+            machine.log += [f"  {line}" for line in graded.splitlines() if line.startswith("note:")]
+            out = course_dir / "autograder" / NAME
+            rows = {row["student_id"]: row for row in read_csv(out / "grades.csv")}
             auto, manual = points()
             assert float(rows[alice.name]["score"]) == auto, graded
             assert float(rows[alice.name]["manual_points_pending"]) == manual
             assert float(rows[bob.name]["score"]) == 0, graded
-            assert (out / "feedback" / f"{alice.name}.html").is_file()
+            for student in (alice, bob):
+                assert (course_dir / "autograded" / student.name / NAME / f"{NAME}.ipynb").is_file()
+                assert (course_dir / "feedback" / student.name / NAME / f"{NAME}.html").is_file()
+
+            # 3. the written answer marked by hand, as formgrader's handler does it
+            db = f"sqlite:///{course_dir / 'gradebook.db'}"
+            run(teacher, str(PYTHON), "-c", MARK_BY_HAND, db, WRITTEN, NAME, alice.name, str(HAND_MARK))
+
+            # 4. the pages made again with the hand mark, released through the exchange; each student fetches theirs
+            run(teacher, str(PYTHON), "-m", "autograder", "feedback", "--course-dir", str(course_dir),
+                "--assignment", "05")
+            run(teacher, "nbgrader", "release_feedback", NAME)
+            for student, score in ((alice, auto + HAND_MARK), (bob, 0.0)):
+                run(student, "nbgrader", "fetch_feedback", NAME)
+                pages = list((student.home / NAME / "feedback").glob(f"*/{NAME}.html"))
+                assert len(pages) == 1, f"{student.name} fetched {pages}"
+                assert f"Score: {score:.1f} / {auto + manual:.1f}" in html.unescape(
+                    pages[0].read_text(encoding="utf-8")), student.name
+
+            # 5. nothing fixed, regraded: nothing changes, the hand mark stays
+            again = run(teacher, *grade)
+            assert "no student's automatic score or verdict changed" in again
+            assert read_csv(out / "regrade.csv") == []
+
+            # 6. one check's points changed in the instructor's copy of the course, regraded
+            checkout = checkout_with_changed_points(base, teacher)
+            account = dataclasses.replace(teacher, env={**teacher.env, "PYTHONPATH": str(checkout)})
+            changed = run(account, *grade)
+            diff = read_csv(out / "regrade.csv")
+            assert {row["student_id"] for row in diff} == {alice.name}, changed  # bob failed it: not affected
+            assert [(r["cell"], r["old_cell_score"], r["new_cell_score"]) for r in diff] == \
+                [(CHANGED_CHECK, f"{OLD_POINTS:g}", f"{NEW_POINTS:g}")]
+
+            # 7. the LMS grades: automatic plus hand marks, from the gradebook
+            run(teacher, str(PYTHON), "-m", "autograder", "report", "--course-dir", str(course_dir))
+            lms = {row["student_id"]: row for row in read_csv(out.parent / "report" / "lms_grades.csv")}
+            expected = auto + NEW_POINTS - OLD_POINTS + HAND_MARK
+            assert float(lms[alice.name]["score"]) == pytest.approx(expected)
+            assert float(lms[bob.name]["score"]) == 0
         print("\n".join(machine.log))
     finally:
         shutil.rmtree(base, ignore_errors=True)
