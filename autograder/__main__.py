@@ -20,9 +20,13 @@
     python -m autograder feedback OUT_DIR
         Check that every graded student has a feedback page and write OUT_DIR/feedback/index.html.
 
-    python -m autograder report OUT_DIR... --to REPORT_DIR
-        lms_grades.csv (student_id, score, max_score, percent), report.md and a PNG per assignment:
-        score distribution, mean per graded cell, the most frequent mistakes.
+    python -m autograder report OUT_DIR... [--to REPORT_DIR]
+    python -m autograder report --course-dir COURSE_DIR [--to REPORT_DIR]
+        lms_grades.csv (student_id, score, max_score, percent), class_view.html (per exercise the share
+        with full marks, the most frequent mistakes with an anonymised example answer, the score
+        distribution), report.md and its PNG plots. With --course-dir: every
+        COURSE_DIR/autograder/*/results.json, the scores (hand marks included) from COURSE_DIR/gradebook.db,
+        the report in COURSE_DIR/autograder/report by default.
 """
 from __future__ import annotations
 
@@ -87,8 +91,12 @@ def main(argv: list[str] | None = None) -> int:
     p_feedback.add_argument("out", type=Path, help="the --out folder of a grade run")
 
     p_report = sub.add_parser("report", help="grades for the LMS and a class report from grade runs")
-    p_report.add_argument("outs", nargs="+", type=Path, help="--out folders of grade runs (one per assignment)")
-    p_report.add_argument("--to", type=Path, default=None, help="folder for the report (default: OUT_DIR/report)")
+    p_report.add_argument("outs", nargs="*", type=Path, help="--out folders of grade runs (one per assignment)")
+    p_report.add_argument("--course-dir", type=Path, default=None,
+                          help="an nbgrader course directory: its autograder/*/results.json and the scores of its "
+                               "gradebook.db, hand marks included (instead of OUT_DIR...)")
+    p_report.add_argument("--to", type=Path, default=None,
+                          help="folder for the report (default: OUT_DIR/report, or COURSE_DIR/autograder/report)")
 
     args = parser.parse_args(argv)
     from . import course
@@ -118,9 +126,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     if args.command == "report":
-        from .report import report
+        from .report import course_report, report
 
-        for path in report(args.outs, args.to or args.outs[0] / "report"):
+        if bool(args.outs) == bool(args.course_dir):
+            parser.error("report: give either the --out folders of grade runs or --course-dir")
+        written = (course_report(args.course_dir, args.to) if args.course_dir
+                   else report(args.outs, args.to or args.outs[0] / "report"))
+        for path in written:
             print(f"wrote {path}")
         return 0
 
