@@ -8,7 +8,8 @@
         The students' bundle (student notebooks, course_lib, install files; no solutions, no
         tests), then read back: exit 1 if any solution or hidden test is in it.
 
-    python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR --out OUT_DIR [--jobs N] [--timeout S]
+    python -m autograder grade ASSIGNMENT SUBMISSIONS_DIR [--out OUT_DIR] [--course-dir DIR] [--never-lower]
+            [--jobs N] [--timeout S]
             [--wall-seconds S] [--cpu-seconds S] [--memory-mb MB] [--processes N] [--file-mb MB]
             [--disk-mb MB] [--output-mb MB] [--no-isolation]
             [--plain-kernels] [--scheduler ADDRESS [--worker-wait S]]
@@ -16,9 +17,17 @@
         Writes OUT_DIR/grades.csv, OUT_DIR/results.json and OUT_DIR/feedback/<student_id>.html.
         Exit 0 when every submission got a grade, even a zero. With --scheduler, graded on the
         workers of a Dask cluster (README, 'Grading on a cluster'); the same files in OUT_DIR.
+        With a course directory (--course-dir, or SUBMISSIONS_DIR is its submitted/), the results
+        also go where nbgrader's autograde leaves them: gradebook.db, autograded/, feedback/ (for
+        formgrader's hand marks and nbgrader release_feedback); OUT_DIR defaults to
+        COURSE_DIR/autograder/ASSIGNMENT; a regrade writes OUT_DIR/regrade.csv: what changed.
 
     python -m autograder feedback OUT_DIR
         Check that every graded student has a feedback page and write OUT_DIR/feedback/index.html.
+
+    python -m autograder feedback --course-dir COURSE_DIR --assignment ASSIGNMENT
+        After the hand marks: every student's page in COURSE_DIR/feedback/ made again from the
+        autograded notebook and the gradebook (hand marks and comments); then nbgrader release_feedback.
 
     python -m autograder report OUT_DIR... [--to REPORT_DIR]
     python -m autograder report --course-dir COURSE_DIR [--to REPORT_DIR]
@@ -49,7 +58,15 @@ def main(argv: list[str] | None = None) -> int:
     p_grade = sub.add_parser("grade", help="grade a folder of submissions")
     p_grade.add_argument("assignment", help="e.g. 05_self_attention (or 05)")
     p_grade.add_argument("submissions", type=Path, help="folder of <student_id>.ipynb, or an nbgrader submitted/ tree")
-    p_grade.add_argument("--out", type=Path, required=True, help="folder for grades.csv and feedback/")
+    p_grade.add_argument("--out", type=Path, default=None,
+                         help="folder for grades.csv, results.json and feedback/ (default with a course "
+                              "directory: COURSE_DIR/autograder/ASSIGNMENT)")
+    p_grade.add_argument("--course-dir", type=Path, default=None,
+                         help="an nbgrader course directory: the gradebook, autograded/ and feedback/ get the "
+                              "results, as nbgrader's autograde leaves them (default: the course directory whose "
+                              "submitted/ SUBMISSIONS is)")
+    p_grade.add_argument("--never-lower", action="store_true",
+                         help="on a regrade, a student whose automatic score would fall keeps the earlier grading")
     p_grade.add_argument("--jobs", type=int, default=None, help="parallel workers (default: number of cores)")
     defaults = Limits()
     p_grade.add_argument("--timeout", type=int, default=None,
@@ -87,8 +104,13 @@ def main(argv: list[str] | None = None) -> int:
     p_release.add_argument("assignments", nargs="+", help="e.g. 01 05 (or full names)")
     p_release.add_argument("--out", type=Path, required=True, help="a new (or empty) folder for the bundle")
 
-    p_feedback = sub.add_parser("feedback", help="check a grade run's feedback pages and index them")
-    p_feedback.add_argument("out", type=Path, help="the --out folder of a grade run")
+    p_feedback = sub.add_parser("feedback", help="check a grade run's feedback pages and index them; or, with "
+                                "--course-dir, make the pages again with the hand marks")
+    p_feedback.add_argument("out", type=Path, nargs="?", help="the --out folder of a grade run")
+    p_feedback.add_argument("--course-dir", type=Path, default=None,
+                            help="an nbgrader course directory: its feedback/ pages made again from autograded/ "
+                                 "and the gradebook (hand marks, comments); then nbgrader release_feedback")
+    p_feedback.add_argument("--assignment", default=None, help="with --course-dir: e.g. 05")
 
     p_report = sub.add_parser("report", help="grades for the LMS and a class report from grade runs")
     p_report.add_argument("outs", nargs="*", type=Path, help="--out folders of grade runs (one per assignment)")
@@ -116,8 +138,22 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bundle written to {args.out}: no solution or hidden test in it")
         return 0
 
+    if args.command == "feedback" and args.course_dir:
+        from .course_results import pages_with_hand_marks
+
+        if not args.assignment:
+            parser.error("feedback --course-dir needs --assignment")
+        name = course.resolve_assignment(args.assignment)
+        students = pages_with_hand_marks(args.course_dir, name)
+        print(f"{len(students)} feedback page(s) made again with the gradebook's marks in "
+              f"{args.course_dir / 'feedback'}; next: nbgrader release_feedback {name}")
+        return 0
+
     if args.command == "feedback":
         from .feedback import index
+
+        if args.out is None:
+            parser.error("feedback: give the --out folder of a grade run, or --course-dir and --assignment")
 
         page, written = index(args.out)
         for student in written:
@@ -146,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         return 0
 
-    from .grade import grade
+    from .grade import destinations, grade
 
     limits = Limits(cell_timeout=args.timeout, wall_seconds=args.wall_seconds, memory_mb=args.memory_mb,
                     processes=args.processes, file_mb=args.file_mb, disk_mb=args.disk_mb,
@@ -162,11 +198,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: {note}; see README 'What is not contained'", file=sys.stderr)
     results = grade(args.assignment, args.submissions, args.out, jobs=args.jobs, limits=limits,
                     fork_kernels=not args.plain_kernels, scheduler=args.scheduler,
-                    worker_wait=args.worker_wait)
+                    worker_wait=args.worker_wait, course_dir=args.course_dir, never_lower=args.never_lower)
     for r in results:
         note = f"  ({one_line(r.reason)})" if r.reason else ""
         print(f"{one_line(r.student_id):24s} {r.score:6g} / {r.max_score:g}{note}")
-    print(f"graded {len(results)} submission(s); grades in {args.out / 'grades.csv'}")
+    where, _ = destinations(args.assignment, args.submissions, args.out, args.course_dir)
+    print(f"graded {len(results)} submission(s); grades in {where / 'grades.csv'}")
     return 0
 
 
