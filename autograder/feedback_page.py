@@ -3,7 +3,8 @@
 :func:`render` puts back the test cells as released and adds the grader's notes
 (:func:`autograder.feedback.for_students`), gives each graded cell its score where the template reads it,
 cleans every output (:mod:`autograder.safe_page`), and renders the page with nbgrader's own template (its
-formgrader's ``feedback``), output lines wrapped and a strict content policy.
+formgrader's ``feedback``), output lines wrapped and a strict content policy. The Markdown's maths is MathML
+(:mod:`autograder.page_maths`) in place of the template's MathJax from a CDN: the page typesets it offline.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from nbconvert.preprocessors import CoalesceStreamsPreprocessor
 from nbformat import NotebookNode
 from nbgrader.utils import compute_checksum, is_grade, is_solution, is_task
 
-from . import feedback, safe_page
+from . import feedback, page_maths, safe_page
 
 #: nbgrader's feedback template, and the stylesheet it includes
 TEMPLATES = os.path.join(os.path.dirname(nbgrader.__file__), "server_extensions", "formgrader", "templates")
@@ -32,11 +33,12 @@ def unanswered(cell: NotebookNode) -> bool:
 
 def _for_the_page(nb: NotebookNode, graded) -> None:
     """Each graded cell's score and points where nbgrader's feedback template reads them, and the autograder's
-    comment on an answer cell (nbgrader's own: "No response." when it was left as released)."""
+    comment on an answer cell: the instructor's, else nbgrader's own ("No response." when left as released)."""
     for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if is_solution(cell) or is_task(cell):
-            meta["comment"] = "No response." if unanswered(cell) else None
+            written = graded.comments.get(meta.get("grade_id"))  # the instructor's, from formgrader
+            meta["comment"] = written or ("No response." if unanswered(cell) else None)
         if (is_grade(cell) or is_task(cell)) and meta.get("grade_id") in graded.cells:
             meta["score"], meta["points"] = graded.cells[meta["grade_id"]], graded.points[meta["grade_id"]]
 
@@ -76,17 +78,30 @@ class FeedbackExporter(HTMLExporter):
     """nbconvert's HTML exporter with nbgrader's feedback template, whose templates a grading worker compiles once.
 
     Without the shared cache each new exporter compiles the whole template tree again (about a second per page).
+    The templates' ``mathjax`` macro (a script from a CDN) is :mod:`autograder.page_maths`' stylesheet instead.
     """
 
     def _create_environment(self):
         environment = super()._create_environment()
         environment.bytecode_cache = COMPILED_TEMPLATES
+        environment.loader = jinja2.ChoiceLoader(
+            [jinja2.DictLoader({page_maths.MACRO_TEMPLATE: page_maths.MACRO}), environment.loader])
         return environment
 
     @jinja2.pass_context
     def markdown2html(self, context, source):
-        """Markdown cells (the student's written answers among them) rendered, then cleaned: raw HTML runs nothing."""
-        return safe_page.clean_html(super().markdown2html(context, source))
+        """Markdown cells (the student's written answers among them) rendered, then cleaned: raw HTML runs nothing.
+
+        As nbconvert's own filter (``HTMLExporter.markdown2html``), with its formulas as MathML: each set aside while
+        the Markdown is rendered and cleaned, then put back converted and cleaned as MathML.
+        """
+        cell = context.get("cell", {})
+        renderer = page_maths.MathsRenderer(
+            source, escape=False, attachments=cell.get("attachments", {}), embed_images=self.embed_images,
+            path=context.get("resources", {}).get("metadata", {}).get("path", ""),
+            anchor_link_text=self.anchor_link_text, exclude_anchor_links=self.exclude_anchor_links,
+            **self.lexer_options)
+        return renderer.with_maths(safe_page.clean_html(page_maths.markdown_to_html(source, renderer)))
 
 
 def feedback_exporter() -> FeedbackExporter:

@@ -6,9 +6,11 @@ what a page can show without running anything: text, PNG/JPEG/GIF images whose d
 HTML passed through the Ammonia sanitiser (``nh3``: no script, no event handler, no ``javascript:`` link,
 no ``<svg>`` or ``<iframe>``). SVG, JavaScript, Markdown, LaTeX, JSON and widget outputs are shown as a
 line of text that says what they were. Markdown cells are rendered, then cleaned the same way
-(:func:`clean_html`), so raw HTML in a written answer shows as text. Finally :func:`with_policy` adds a
-Content-Security-Policy that lets the page run only the scripts its template put there (by their hashes),
-load nothing from the network, and show images only from the page itself.
+(:func:`clean_html`), so raw HTML in a written answer shows as text. The Markdown's formulas become MathML
+(:mod:`autograder.page_maths`), cleaned by :func:`clean_mathml` to presentational MathML only (a student's own
+``<math>`` markup is cleaned as HTML, and goes). Finally :func:`with_policy` adds a Content-Security-Policy
+that lets the page run only the scripts its template put there (by their hashes), load nothing from the
+network, and show images only from the page itself.
 """
 from __future__ import annotations
 
@@ -34,6 +36,34 @@ def clean_html(fragment: str) -> str:
     """HTML with nothing that runs: Ammonia's safe subset (no script, handler, frame, form, SVG or style attribute)."""
     return nh3.clean(fragment, attributes=ATTRIBUTES, url_schemes={"http", "https", "mailto", "data"},
                      link_rel=None)
+
+
+#: presentational MathML (what latex2mathml writes and MathML Core typesets): no maction, no mglyph, no link
+MATHML_TAGS = {"math", "semantics", "annotation", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msup", "msub",
+               "msubsup", "mfrac", "msqrt", "mroot", "mover", "munder", "munderover", "mmultiscripts", "mprescripts",
+               "none", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom", "menclose", "merror"}
+#: their attributes that only say how the maths looks: no href, src, xlink:*, style, class, id or event handler
+MATHML_ATTRIBUTES = {
+    "*": {"mathvariant", "mathsize", "mathcolor", "mathbackground", "displaystyle", "scriptlevel", "dir"},
+    "math": {"display"},
+    "annotation": {"encoding"},
+    "mo": {"stretchy", "fence", "separator", "form", "largeop", "movablelimits", "symmetric", "minsize", "maxsize",
+           "lspace", "rspace", "accent"},
+    "mover": {"accent"}, "munder": {"accentunder"}, "munderover": {"accent", "accentunder"},
+    "mfrac": {"linethickness"},
+    "mspace": {"width", "height", "depth"},
+    "mpadded": {"width", "height", "depth", "lspace", "voffset"},
+    "menclose": {"notation"},
+    "mtable": {"columnalign", "rowalign", "rowspacing", "columnspacing", "columnlines", "rowlines", "frame"},
+    "mtr": {"columnalign", "rowalign"},
+    "mtd": {"columnalign", "rowalign", "columnspan", "rowspan"},
+}
+
+
+def clean_mathml(fragment: str) -> str:
+    """MathML reduced to :data:`MATHML_TAGS` and their presentational :data:`MATHML_ATTRIBUTES`; any HTML inside
+    (a ``<script>``, a link) is dropped, and Ammonia's namespace checks leave no markup that parses otherwise."""
+    return nh3.clean(fragment, tags=MATHML_TAGS, attributes=MATHML_ATTRIBUTES, url_schemes=set(), link_rel=None)
 
 
 def _image(data: object) -> bool:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import shutil
 import subprocess
 import sys
 import threading
@@ -125,3 +126,95 @@ def test_no_payload_runs_on_the_feedback_page(tmp_path):
     assert time.monotonic() - started < 120
     raw = page.read_text(encoding="utf-8")
     assert "pwned-10" in raw and "script-src" in raw  # the printed one is shown, as text
+
+
+# The maths: notebook 04's released page (its LSTM gate equations, an aligned block) with a written answer holding
+# formulas and hostile ones, opened from file:// with the network off (a fresh network namespace where unshare can
+# make one, and every http(s)/ws request blocked through the DevTools protocol either way).
+MATHS_ANSWER = (r"The cell state's gradient is $\frac{\partial c_t}{\partial c_{t-1}} = f_t$, so it is kept when "
+                r"$f_t \approx 1$; attention scales by $\sqrt{d_k}$." "\n\n"
+                r"$\href{javascript:document.title='pwned-m1'}{x}$ "
+                "<math href=\"javascript:document.title='pwned-m2'\"><mi onclick=\"document.title='pwned-m3'\">y</mi></math> "
+                r"$x</math><script>document.title='pwned-m4'</script>$ "
+                "$\\text{</math><img src=x onerror=\"document.title='pwned-m5'\">}$ "
+                r"$\style{background: url(http://127.0.0.1:9/m)}{z}$")
+
+MATHS_CHECK = """
+import json, sys, time
+sys.path[:0] = {paths!r}
+from lab_session import chromium
+with chromium(1200, 900) as driver:
+    driver.execute_cdp_cmd("Network.enable", {{}})
+    driver.execute_cdp_cmd("Network.setBlockedURLs", {{"urls": ["http://*", "https://*", "ws://*", "wss://*", "ftp://*"]}})
+    driver.get("file://" + {page!r})
+    time.sleep(1)
+    found = driver.execute_script(
+        "const box = e => {{ const r = e.getBoundingClientRect(); return {{w: r.width, h: r.height, top: r.top, bottom: r.bottom}}; }};"
+        "const maths = Array.from(document.querySelectorAll('math'));"
+        "const source = m => (m.querySelector('annotation') || {{}}).textContent || '';"
+        "const aligned = maths.find(m => source(m).includes('\\\\\\\\begin{{aligned}}'));"
+        "const frac = maths.find(m => source(m).includes('\\\\\\\\partial c_t')).querySelector('mfrac');"
+        "const sqrt = maths.find(m => source(m) === '\\\\\\\\sqrt{{d_k}}').querySelector('msqrt');"
+        "const sub = aligned.querySelector('msub');"
+        "aligned.scrollIntoView({{block: 'center'}});"
+        "return {{count: maths.length, display: getComputedStyle(aligned).display, aligned: box(aligned),"
+        " rows: aligned.querySelectorAll('mtr').length, base: box(sub.children[0]), script: box(sub.children[1]),"
+        " numerator: box(frac.children[0]), denominator: box(frac.children[1]), sqrt: box(sqrt),"
+        " markdown: Array.from(document.querySelectorAll('.text_cell_render')).map(e => e.innerText).join('\\\\n'),"
+        " body: document.body.innerText, requests: performance.getEntriesByType('resource').map(e => e.name),"
+        " title: document.title, pwned: document.querySelectorAll('[id^=pwned]').length, scripts: document.scripts.length,"
+        " links: document.querySelectorAll('math[href], math [href], [onclick], a[href^=javascript], img').length}}")
+    time.sleep(0.3)
+    driver.save_screenshot({shot!r})
+    driver.execute_script("Array.from(document.querySelectorAll('math')).find(m => m.querySelector('mfrac') &&"
+                          " m.closest('.nbgrader_cell')).scrollIntoView({{block: 'center'}})")
+    time.sleep(0.3)
+    driver.save_screenshot({answer_shot!r})
+print(json.dumps(found))
+"""
+
+
+def offline(command: list[str]) -> tuple[list[str], str]:
+    """The command in a fresh network namespace with only its own loopback (chromedriver talks to Chromium on it),
+    where this machine lets an unprivileged user make one; as it is otherwise. Returns it and which it is."""
+    if shutil.which("unshare") and shutil.which("ip") and subprocess.run(
+            ["unshare", "-rn", "true"], capture_output=True).returncode == 0:
+        return ["unshare", "-rn", "sh", "-c", 'ip link set lo up && exec "$0" "$@"', *command], "network namespace"
+    return command, "DevTools blocking only"
+
+
+def test_the_feedback_pages_maths_is_typeset_with_the_network_off(tmp_path):
+    from lab_session import ARTIFACTS, missing_browser
+
+    from autograder import feedback_page
+    from autograder.submission import scores
+
+    if missing_browser():
+        pytest.skip(missing_browser())
+    nb = nbformat.read(REPO / "notebooks" / "04_lstm.ipynb", as_version=4)
+    written = next(cell for cell in nb.cells
+                   if cell.cell_type == "markdown" and cell.metadata.get("nbgrader", {}).get("solution"))
+    written.source = MATHS_ANSWER
+    page = tmp_path / "04_lstm.html"
+    page.write_text(feedback_page.render(nb, scores(nb), {}, [], "student", "04_lstm"), encoding="utf-8")
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    here = Path(__file__).resolve().parent
+    script = MATHS_CHECK.format(paths=[str(here), str(here.parent / "support")], page=str(page),
+                                shot=str(ARTIFACTS / "feedback_maths.png"),
+                                answer_shot=str(ARTIFACTS / "feedback_maths_answer.png"))
+    command, isolation = offline([sys.executable, "-c", script])
+    print(f"Chromium ran with {isolation}")
+    browser = subprocess.run(command, capture_output=True, text=True, timeout=180)
+    assert browser.returncode == 0, browser.stderr[-3000:]
+    found = json.loads(browser.stdout.strip().splitlines()[-1])
+    # (Bootstrap's stylesheet names its icon font beside the page, ../fonts/: a file:// request, nothing sent out)
+    assert [url for url in found["requests"] if not url.startswith("file:")] == [], found["requests"]
+    assert found["count"] >= 70 and found["display"] == "block math", found["display"]  # laid out by MathML Core
+    assert found["rows"] == 5 and found["aligned"]["w"] > 300 and found["aligned"]["h"] > 5 * 14, found["aligned"]
+    assert found["script"]["top"] > found["base"]["top"] and found["script"]["h"] < found["base"]["h"]  # a subscript
+    assert found["numerator"]["bottom"] <= found["denominator"]["top"]  # a fraction: one over the other
+    assert found["sqrt"]["w"] > 0 and found["sqrt"]["h"] > 0
+    for raw in ("\\begin{aligned}", "\\sqrt", "\\frac", "\\sigma", "$$", "\\href", "\\text"):
+        assert raw not in found["markdown"] and raw not in found["body"], raw
+    assert found["pwned"] == 0 and not found["title"].startswith("pwned"), found["title"]
+    assert found["scripts"] == 0 and found["links"] == 0, found
