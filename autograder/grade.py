@@ -12,7 +12,8 @@ timeout, wall-clock limit per submission, memory, processes, file size, no netwo
 read-only files). The test cells do not run there: ``autograder.verdict`` runs them in the
 grader's process, calling the student's functions in the kernel and judging the plain data
 they return, so nothing the student's code does in its kernel can change a verdict. OUT also receives
-``results.json``: per-cell scores and, for each failing graded cell, the first line of the verdict the student sees.
+``results.json``: per-cell scores and, for each failing graded cell, the first line of the verdict the student sees,
+and ``similar.html``: the pairs of submissions whose answer cells are alike (flags only, :mod:`autograder.similarity`).
 
 The assignment's notebooks are read once per batch (:class:`autograder.submission.Assignment`); each
 worker gets a :class:`autograder.submission.Task` (the submission's bytes, not a path) and grades it with
@@ -241,12 +242,25 @@ def grade(
         for html_file in (work / "feedback").glob("*.html"):
             shutil.copyfile(html_file, out / "feedback" / html_file.name)
         results.sort(key=lambda r: r.student_id)
+        _similar(batch, results, out, progress)
         if course_dir:
             _into_course(course_dir, batch, results, found, work / "feedback", out, earlier, never_lower, progress)
     write_csv(out / "grades.csv", results)
     rows = [{k: v for k, v in asdict(r).items() if k != "autograded"} for r in results]
     (out / "results.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return results
+
+
+def _similar(batch: Assignment, results: list[Result], out: Path, progress: Progress) -> None:
+    """OUT/similar.html: the pairs of students whose answer cells are alike beyond the scaffold, the course's code
+    and common idioms (:mod:`autograder.similarity`). Flags for the instructor to look at: no grade changes."""
+    from . import similarity
+
+    answers = {r.student_id: r.answers for r in results if r.status == "graded" and r.answers}
+    pairs = similarity.flag_similar(answers, similarity.Scaffold.from_release(batch.release))
+    page = similarity.write_page(pairs, answers, out / "similar.html", batch.name)
+    if pairs:
+        progress.note(f"{len(pairs)} pair(s) of submissions are alike beyond the scaffold: see {page}")
 
 
 def _into_course(course_dir: Path, batch: Assignment, results: list[Result], found: dict[str, Path],

@@ -69,7 +69,8 @@ from nbformat import NotebookNode
 
 from . import cells
 
-__all__ = ["GROUP", "K", "MIN_SHARED", "PROSE_K", "RARE", "THRESHOLD", "WINDOW", "CellMatch", "Pair", "Scaffold",
+__all__ = ["FLOOR", "GROUP", "K", "MARGIN", "MIN_SHARED",
+           "PROSE_K", "RARE", "THRESHOLD", "WINDOW", "CellMatch", "Pair", "Scaffold",
            "flag_similar", "page", "write_page"]
 
 #: tokens to a fingerprinted run of code (after names, strings and numbers are normalised)
@@ -87,6 +88,13 @@ THRESHOLD = 0.65
 #: ... and the weight of the fingerprints they share is at least this: about 50 tokens (5 to 8 lines) of code that
 #: match and is not common; notebook 05's short answers give 2 or 3 fingerprints each, its model answers 56
 MIN_SHARED = 20.0
+#: ... or, below THRESHOLD, when the two are each other's most alike and stand out: their score is at least FLOOR
+#: and MARGIN above the second most alike partner of either (a disguise heavy enough to pull a copy under
+#: THRESHOLD still leaves the pair far nearer each other than to anyone else). Chosen on the synthetic classes
+#: only (seeds 5 to 9 of tests/grading/test_similarity.py's class of 200), above the highest margin of a pair of
+#: independent students there
+MARGIN = 0.15
+FLOOR = 0.3
 #: a fingerprint that at most max(GROUP, RARE * students) students have counts fully
 GROUP = 3
 RARE = 0.05
@@ -468,10 +476,21 @@ class _Scores:
             shared += (block * weights[start:start + 4096].astype(np.float32)) @ block.T
         self.share = shared / np.where(total > 0, total, 1.0)[:, None]
 
-    def above(self, threshold: float, min_shared: float) -> list[tuple[int, int]]:
-        """The pairs (i < j) that both reach ``threshold`` and share at least ``min_shared``."""
-        both = (self.shared >= min_shared - 1e-6) & (self.share >= threshold) & (self.share.T >= threshold)
-        return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(both, k=1)))]
+    def above(self, threshold: float, min_shared: float, margin: float = MARGIN,
+              floor: float = FLOOR) -> list[tuple[int, int]]:
+        """The pairs (i < j) that share at least ``min_shared`` and either both reach ``threshold``, or are each
+        other's most alike by ``margin`` over anyone else either is alike to, and reach ``floor``."""
+        enough = self.shared >= min_shared - 1e-6
+        both = enough & (self.share >= threshold) & (self.share.T >= threshold)
+        score = np.minimum(self.share, self.share.T)  # a pair's score: the lower of its two shares
+        np.fill_diagonal(score, 0.0)
+        ranked = np.sort(score, axis=1)[:, ::-1]
+        best = ranked[:, 0]
+        second = ranked[:, 1] if len(ranked) > 1 else np.zeros(len(score))
+        mutual = (score >= best[:, None] - 1e-12) & (score >= best[None, :] - 1e-12)
+        apart = score - np.maximum(second[:, None], second[None, :]) >= margin
+        standing_out = enough & mutual & apart & (score >= floor)
+        return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(both | standing_out, k=1)))]
 
     def cell_matches(self, a: str, b: str) -> tuple[CellMatch, ...]:
         """The answer cells in which a and b share fingerprints, with their scores and matching lines."""

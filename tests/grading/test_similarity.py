@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import tokenize
+from pathlib import Path
 
 import nbformat
 import pytest
@@ -516,3 +517,22 @@ def test_the_scores_are_the_same_in_every_process():
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
     assert runs[0] == runs[1]
     assert json.loads(runs[0])[0][:2] == ["s0", "s2"]
+
+
+def test_the_blind_class_copied_pairs_are_flagged_and_no_other():
+    """The class of 40 written by a tester who never read this module (tests/grading/similarity_class/): five
+    copied pairs, disguised from light to heavy. Measured: the light, renamed, medium and partial copies are
+    flagged; the heavy one (everything renamed, cells rewritten, temporaries inlined) is the seventh most alike
+    pair and is not; no independent pair is flagged."""
+    import tempfile
+
+    from similarity_class.make_class import make_class
+
+    with tempfile.TemporaryDirectory() as tmp:
+        made = make_class(Path(tmp))
+        answers = {p.stem: cells.answers(nbformat.read(p, as_version=4)) for p in Path(tmp).glob("*.ipynb")}
+    release = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
+    flagged = {frozenset((p.a, p.b)) for p in flag_similar(answers, Scaffold.from_release(release))}
+    copies = {frozenset(pair) for pair in made["copied_pairs"]}
+    assert flagged <= copies, f"independent students flagged: {flagged - copies}"
+    assert len(flagged) >= 4, f"copies missed: {copies - flagged}"
