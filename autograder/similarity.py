@@ -547,7 +547,9 @@ def page(pairs: list[Pair], answers: Mapping[str, Mapping[str, str]], assignment
              f'<meta http-equiv="Content-Security-Policy" content="{POLICY}">',
              f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{html.escape(title)}</h1>",
-             f'<p class="note">{len(pairs)} pair(s) share at least {threshold:.0%} of both submissions (fingerprints '
+             f'<p class="note">{len(pairs)} pair(s) flagged: each submission has at least {threshold:.0%} of its '
+             f"fingerprints in the other, or (from {FLOOR:.0%}) the two are each other's most alike, {MARGIN:.0%} "
+             "nearer each other than either is to anyone else (fingerprints "
              "of code with names, comments and layout set aside; starter code and the course's code subtracted; "
              "fingerprints many students share count less). A flag is a reason to look, not a finding: it changes "
              "no grade. Highlighted lines match the other submission.</p>"]

@@ -1,6 +1,6 @@
 """A class of N submissions of one notebook, graded with `python -m autograder grade --jobs <cores>`.
 
-    python benchmarks/class_of_200.py [--students 200] [--notebook 05_self_attention] [--jobs N]
+    python benchmarks/class_of_200.py [--students 200] [--notebook 05_self_attention] [--jobs N] [--course-dir]
 
 The class is copies of seven kinds of submission: the full solution (six in sixteen), a partial
 one (two exercises left blank), one with a catalogued mistake, the blank release, and three
@@ -9,6 +9,9 @@ prints the seconds per submission and the total against the budget for a class o
 (benchmarks/budgets.py), and saves them to benchmarks/results/class_of_<N>.json. With --students below
 200 the total for 200 is extrapolated (and says so): the once-per-run cost (building the release,
 starting workers; measured on an empty folder) plus 200 times the cost per submission beyond it.
+With --course-dir the class is laid out as nbgrader's collect leaves it, in a fresh nbgrader course directory,
+and graded into it (the gradebook, autograded/, feedback/ and the similarity pass included); saved to
+benchmarks/results/class_of_<N>_course_dir.json.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from pathlib import Path
 
 import nbformat
 
+from autograder import course
 from autograder.cells import answers, with_answers
 from budgets import CLASS_OF_200_S
 from results_file import save
@@ -31,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 CLASS = 200
 
 
-def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
+def make_class(name: str, students: int, folder: Path, nbgrader_tree: bool = False) -> dict[str, int]:
     source = nbformat.read(REPO / "solutions" / f"{name}.ipynb", as_version=4)
     release = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
     solution = answers(source)
@@ -56,7 +60,11 @@ def make_class(name: str, students: int, folder: Path) -> dict[str, int]:
     counts: dict[str, int] = {}
     for i in range(students):
         kind = plan[i % len(plan)]
-        nbformat.write(with_answers(release, kinds[kind]), folder / f"s{i:03d}_{kind}.ipynb")
+        path = folder / f"s{i:03d}_{kind}.ipynb"
+        if nbgrader_tree:  # submitted/<student>/<notebook>/<notebook>.ipynb
+            path = folder / path.stem / name / f"{name}.ipynb"
+            path.parent.mkdir(parents=True)
+        nbformat.write(with_answers(release, kinds[kind]), path)
         counts[kind] = counts.get(kind, 0) + 1
     return counts
 
@@ -65,7 +73,8 @@ def grade(notebook: str, subs: Path, out: Path, jobs: int, options: list[str]) -
     """Seconds that `python -m autograder grade` takes on a folder (None if it fails)."""
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", notebook, str(subs),
-                           "--out", str(out), "--jobs", str(jobs), *options], capture_output=True, text=True)
+                           "--out", str(out), "--jobs", str(jobs), *options], capture_output=True, text=True,
+                          env=course.nbgrader_env())
     if proc.returncode != 0:
         print(proc.stdout[-2000:], proc.stderr[-2000:], file=sys.stderr)
         return None
@@ -78,13 +87,19 @@ def main() -> int:
     parser.add_argument("--notebook", default="05_self_attention")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--plain-kernels", action="store_true", help="grade with `--plain-kernels` (no zygote)")
+    parser.add_argument("--course-dir", action="store_true",
+                        help="grade into a fresh nbgrader course directory, from its submitted/")
     args = parser.parse_args()
     options = ["--plain-kernels"] if args.plain_kernels else []
     with tempfile.TemporaryDirectory(prefix="class-of-200-") as tmp:
         subs, out = Path(tmp) / "submissions", Path(tmp) / "grades"
-        subs.mkdir()
-        counts = make_class(args.notebook, args.students, subs)
         empty = Path(tmp) / "empty"
+        if args.course_dir:
+            course.make_course_dir(Path(tmp) / "course", args.notebook)
+            course.make_course_dir(Path(tmp) / "empty-course", args.notebook)
+            subs, empty = Path(tmp) / "course" / "submitted", Path(tmp) / "empty-course" / "submitted"
+        subs.mkdir()
+        counts = make_class(args.notebook, args.students, subs, nbgrader_tree=args.course_dir)
         empty.mkdir()
         fixed = grade(args.notebook, empty, Path(tmp) / "grades-empty", args.jobs, options)  # the release build
         seconds = grade(args.notebook, subs, out, args.jobs, options)
@@ -113,7 +128,7 @@ def main() -> int:
     verdict = "within" if total_200 <= CLASS_OF_200_S else "OVER"
     print(f"  class of {CLASS}: {total_200 / 60:.1f} min ({label}); budget {CLASS_OF_200_S / 60:g} min: {verdict}")
     if not args.plain_kernels:
-        save(f"class_of_{args.students}", {
+        save(f"class_of_{args.students}" + ("_course_dir" if args.course_dir else ""), {
             "notebook": args.notebook, "students": args.students, "jobs": args.jobs, "kinds": counts,
             "wall_s": round(seconds, 1), "s_per_submission": round(per, 2), "once_per_run_s": round(fixed, 1),
             "worker_s_mean": round(sum(worker) / len(worker), 2), "class_of_200_s": round(total_200, 1),
