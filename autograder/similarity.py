@@ -480,13 +480,15 @@ class _Scores:
               floor: float = FLOOR) -> list[tuple[int, int]]:
         """The pairs (i < j) that share at least ``min_shared`` and either both reach ``threshold``, or are each
         other's most alike by ``margin`` over anyone else either is alike to, and reach ``floor``."""
+        if len(self.students) < 2:
+            return []
         enough = self.shared >= min_shared - 1e-6
         both = enough & (self.share >= threshold) & (self.share.T >= threshold)
         score = np.minimum(self.share, self.share.T)  # a pair's score: the lower of its two shares
         np.fill_diagonal(score, 0.0)
         ranked = np.sort(score, axis=1)[:, ::-1]
         best = ranked[:, 0]
-        second = ranked[:, 1] if len(ranked) > 1 else np.zeros(len(score))
+        second = ranked[:, 1]
         mutual = (score >= best[:, None] - 1e-12) & (score >= best[None, :] - 1e-12)
         apart = score - np.maximum(second[:, None], second[None, :]) >= margin
         standing_out = enough & mutual & apart & (score >= floor)

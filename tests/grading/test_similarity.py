@@ -536,3 +536,10 @@ def test_the_blind_class_copied_pairs_are_flagged_and_no_other():
     copies = {frozenset(pair) for pair in made["copied_pairs"]}
     assert flagged <= copies, f"independent students flagged: {flagged - copies}"
     assert len(flagged) >= 4, f"copies missed: {copies - flagged}"
+
+
+@pytest.mark.parametrize("students", [0, 1])
+def test_a_class_of_one_or_none_flags_nobody(students):
+    release = nbformat.read(REPO / "notebooks" / "05_self_attention.ipynb", as_version=4)
+    answers = {f"s{n}": cells.answers(release) for n in range(students)}
+    assert flag_similar(answers, Scaffold.from_release(release)) == []
