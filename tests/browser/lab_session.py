@@ -69,21 +69,29 @@ def running_lab(tmp_path: Path, notebooks: list[str], timeout: float = 240, sour
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[var] = str(tmp_path / var.lower())  # this Lab's own: no workspace restored from an earlier Lab
     args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
-    log = open(tmp_path / "lab.log", "w+b")
-    proc = subprocess.Popen(["make", "lab", f"LAB_ARGS={args}"], cwd=course, env=env, start_new_session=True,
-                            stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+    with serving(["make", "lab", f"LAB_ARGS={args}"], course, env, tmp_path / "lab.log",
+                 f"http://127.0.0.1:{port}", "/api/contents", "JupyterLab", timeout) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serving(command: list[str], cwd: Path, env: dict, log_path: Path, url: str, probe: str, what: str,
+            timeout: float) -> Iterator[str]:
+    """A Jupyter server ``command`` started in its own session; yields ``url`` once ``url + probe`` answers JSON,
+    and stops the whole session afterwards (its log in ``log_path``)."""
+    log = open(log_path, "w+b")
+    proc = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                with urllib.request.urlopen(f"{url}/api/contents", timeout=5) as response:
+                with urllib.request.urlopen(f"{url}{probe}", timeout=5) as response:
                     json.load(response)
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     log.seek(0)
-                    raise RuntimeError("JupyterLab did not answer:\n" + log.read().decode(errors="replace")[-4000:])
+                    raise RuntimeError(f"{what} did not answer:\n" + log.read().decode(errors="replace")[-4000:])
                 time.sleep(0.5)
         yield url
     finally:

@@ -16,13 +16,9 @@ Skipped where /usr/bin/chromium or /usr/bin/chromedriver is missing (CI installs
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import signal
-import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,7 +29,7 @@ from nbgrader.api import Gradebook
 from autograder import cells, course, course_results
 from autograder.grade import grade
 from autograder.sandbox import Limits
-from lab_session import ARTIFACTS, chromium, free_port, missing_browser, screenshot, wait_for
+from lab_session import ARTIFACTS, chromium, free_port, missing_browser, screenshot, serving, wait_for
 from notebook_runner import REPO
 
 pytestmark = [pytest.mark.skipif(bool(missing_browser()), reason=missing_browser() or "browser available"),
@@ -79,35 +75,12 @@ def running_formgrader(course_dir: Path, tmp_path: Path, timeout: float = 60) ->
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")  # nbgrader calls alembic
     for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
         env[var] = str(tmp_path / var.lower())
-    log = open(tmp_path / "formgrader.log", "w+b")
-    proc = subprocess.Popen([str(Path(sys.executable).parent / "jupyter"), "server", f"--port={port}",
-                             "--ip=127.0.0.1", "--no-browser", "--allow-root", "--ServerApp.token=",
-                             "--ServerApp.password=", f"--ServerApp.root_dir={course_dir}"],
-                            cwd=course_dir, env=env, start_new_session=True, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/formgrader/api/assignments", timeout=5) as response:
-                    json.load(response)
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError("formgrader did not answer:\n" + log.read().decode(errors="replace")[-4000:])
-                time.sleep(0.5)
+    command = [str(Path(sys.executable).parent / "jupyter"), "server", f"--port={port}", "--ip=127.0.0.1",
+               "--no-browser", "--allow-root", "--ServerApp.token=", "--ServerApp.password=",
+               f"--ServerApp.root_dir={course_dir}"]
+    with serving(command, course_dir, env, tmp_path / "formgrader.log", f"http://127.0.0.1:{port}",
+                 "/formgrader/api/assignments", "formgrader", timeout) as url:
         yield url
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
-        log.close()
 
 
 def in_view(driver, element) -> bool:
