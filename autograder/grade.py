@@ -153,6 +153,7 @@ def grade(
     found = find_submissions(submissions, assignment)
     if sandbox.refusal(limits):
         raise SystemExit(f"cannot grade: {sandbox.refusal(limits)}")
+    chosen, out_given = course_dir is not None, out is not None  # else found from SUBMISSIONS, perhaps
     out, course_dir = destinations(assignment, submissions, out, course_dir)
     if scheduler:
         from . import cluster
@@ -171,8 +172,16 @@ def grade(
         batch = Assignment.read(assignment, template)
         progress, earlier = Progress(len(found)), {}
         if course_dir:  # before grading: a gradebook that cannot take the results stops the batch here
-            for note in course_results.check_gradebook(course_dir, batch):
-                progress.note(note)
+            try:
+                for note in course_results.check_gradebook(course_dir, batch):
+                    progress.note(note)
+            except SystemExit as why:
+                if chosen or not out_given:
+                    raise
+                # SUBMISSIONS only sits in a course directory that was not made for this assignment: OUT alone
+                progress.note(f"{why}; grading into {out} only")
+                course_dir = None
+        if course_dir:
             earlier = course_results.before(course_dir, assignment)
         work = tmp_path / "work"
         (work / "feedback").mkdir(parents=True)
@@ -246,8 +255,12 @@ def grade(
         if course_dir:
             _into_course(course_dir, batch, results, found, work / "feedback", out, earlier, never_lower, progress)
     write_csv(out / "grades.csv", results)
-    rows = [{k: v for k, v in asdict(r).items() if k != "autograded"} for r in results]
+    # the students' answer cells in a file of their own: results.json holds what the grader found, answers.json
+    # what the students wrote (the class view's example answers)
+    rows = [{k: v for k, v in asdict(r).items() if k not in ("autograded", "answers")} for r in results]
     (out / "results.json").write_text(json.dumps(rows, indent=1), encoding="utf-8")
+    (out / "answers.json").write_text(json.dumps({r.student_id: r.answers for r in results if r.answers}, indent=1),
+                                      encoding="utf-8")
     return results
 
 

@@ -42,7 +42,9 @@ def load(out_dir: Path) -> tuple[str | None, list[dict]]:
     names = {r["assignment"] for r in rows}
     if len(names) != 1:
         raise SystemExit(f"{path} mixes assignments: {sorted(names)}")
-    return names.pop(), [with_defaults(r) for r in rows]
+    written = out_dir / "answers.json"  # what each student wrote in the answer cells (for the example answers)
+    answers = json.loads(written.read_text(encoding="utf-8")) if written.exists() else {}
+    return names.pop(), [with_defaults({"answers": answers.get(r["student_id"], {}), **r}) for r in rows]
 
 
 def with_defaults(row: dict) -> dict:
