@@ -35,7 +35,7 @@ from traitlets.config import Config
 
 from course_lib.grading.plain_text import one_line
 
-from . import cell_repair, cells, feedback, feedback_page, notebook_source, sandbox, verdict, worker
+from . import cell_repair, cells, feedback, feedback_page, notebook_source, safe_page, sandbox, verdict, worker
 from .notebook_source import is_demo
 from .sandbox import Limits
 from .watchdog import Watchdog
@@ -125,7 +125,8 @@ def grade_one(task: Task) -> Result:
     result.cells = {gid: score or 0.0 for gid, score in graded.cells.items()}
     result.to_mark = [gid for gid, score in graded.cells.items() if score is None]
     result.unanswered = [cells.grade_id(c) for c in nb.cells if feedback_page.unanswered(c)]
-    if task.keep_notebook:
+    if task.keep_notebook:  # formgrader shows it to the instructor: its outputs cleaned as the page's are
+        safe_page.clean_outputs(nb)
         nb.metadata["autograder"] = {"notes": notes}  # for a page made again with the hand marks
         result.autograded = nbformat.writes(nb)
     result.score, result.max_score, result.manual_points_pending = graded.total, graded.max_score, graded.pending

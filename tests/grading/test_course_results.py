@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import html
+import json
 import shutil
 from pathlib import Path
 
@@ -28,6 +29,8 @@ NAME = "05_self_attention"
 WRITTEN = "why_scale"
 STAMP = "2026-11-20 10:00:00.000000 UTC"
 LIMITS = dict(cell_timeout=20, wall_seconds=300)
+SCRIPT_OUTPUT = ("from IPython.display import HTML, display\n"
+                 "display(HTML('<script>document.title = \"pwned\"</script><b>in bold</b>'))\n")
 
 
 def submit(course_dir: Path, student: str, nb: nbformat.NotebookNode | str) -> None:
@@ -56,7 +59,8 @@ def course_dir(tmp_path_factory):
     release = nbformat.read(root / "release" / NAME / f"{NAME}.ipynb", as_version=4)
     solution = cells.answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
     wrong = next(m for m in answer_modules() if m.NOTEBOOK == NAME).WRONG[0]
-    submit(root, "ada", cells.with_answers(release, solution))
+    shown = {**solution, "dot_score": SCRIPT_OUTPUT + solution["dot_score"]}  # an output with a script in it
+    submit(root, "ada", cells.with_answers(release, shown))
     submit(root, "blank", release)
     submit(root, "wrong", cells.with_answers(release, {**solution, wrong.cell: wrong.source}))
     submit(root, "broken", '{"cells": [')
@@ -115,6 +119,13 @@ def test_pages_made_again_show_the_hand_mark_and_the_instructors_comment(course_
     with gradebook(root) as gb:  # put back as graded: the regrade test starts from the automatic scores
         gb.find_grade(WRITTEN, NAME, NAME, "wrong").manual_score = None
         gb.db.commit()
+
+
+def test_formgrader_gets_the_graded_notebook_with_its_outputs_cleaned_as_the_page_s(course_dir):
+    root, _, _ = course_dir
+    nb = nbformat.read(course_results.autograded_path(root, "ada", NAME), as_version=4)
+    outputs = json.dumps([cell.get("outputs", []) for cell in nb.cells])
+    assert "<b>in bold</b>" in outputs and "<script" not in outputs and "pwned" not in outputs
 
 
 def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch, tmp_path):
@@ -177,3 +188,15 @@ def test_a_course_directory_without_the_assignment_stops_before_grading(tmp_path
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
     with pytest.raises(SystemExit, match="autograder.hub course 05_self_attention"):
         regrade(tmp_path)
+
+
+def test_a_submitted_tree_in_a_course_directory_made_for_another_assignment_grades_into_out(tmp_path):
+    """nbgrader's submitted/ tree graded with --out, in a course directory whose gradebook lacks the assignment:
+    the batch is graded into OUT (as before course directories were written) and says why not into the course."""
+    (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
+    release = nbformat.read(REPO / "notebooks" / f"{NAME}.ipynb", as_version=4)
+    submit(tmp_path, "blank", release)
+    out = tmp_path / "grades"
+    results = grade(NAME, tmp_path / "submitted", out, jobs=1, limits=Limits(**LIMITS))
+    assert [(r.student_id, r.status, r.score) for r in results] == [("blank", "graded", 0.0)]
+    assert (out / "grades.csv").is_file() and not (tmp_path / "autograded").exists()
