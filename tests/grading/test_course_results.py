@@ -13,7 +13,10 @@ import csv
 import html
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -21,8 +24,6 @@ from nbgrader.api import Gradebook
 
 from answer_catalogue import answer_modules
 from autograder import cells, course, course_results, feedback
-from autograder.grade import grade
-from autograder.sandbox import Limits
 from notebook_runner import REPO
 
 NAME = "05_self_attention"
@@ -42,8 +43,31 @@ def submit(course_dir: Path, student: str, nb: nbformat.NotebookNode | str) -> N
     (folder / "submission_secret.txt").write_text(f"secret-of-{student}", encoding="utf-8")
 
 
-def regrade(course_dir: Path, **kwargs):
-    return grade(NAME, course_dir / "submitted", jobs=2, limits=Limits(**LIMITS), **kwargs)
+#: `python -m autograder grade`, in a process of its own (a grader's pool forked from a test worker that runs
+#: threads may inherit a lock held at the fork), the course's sources perhaps taken from another folder
+GRADE = """
+import sys
+from pathlib import Path
+from autograder import __main__ as cli, course
+if sys.argv[1]:
+    course.SOURCES = Path(sys.argv[1])
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def regrade(course_dir: Path, *options: str, sources: Path | None = None, out: Path | None = None,
+            expect_failure: bool = False) -> dict[str, SimpleNamespace]:
+    """Grade COURSE_DIR/submitted as the instructor does; the results by student (from results.json)."""
+    argv = ["grade", NAME, str(course_dir / "submitted"), "--jobs", "2", "--timeout", str(LIMITS["cell_timeout"]),
+            "--wall-seconds", str(LIMITS["wall_seconds"]), *options, *(["--out", str(out)] if out else [])]
+    proc = subprocess.run([sys.executable, "-c", GRADE, str(sources or ""), *argv], capture_output=True, text=True,
+                          env=course.nbgrader_env(), timeout=600)
+    if expect_failure:
+        assert proc.returncode != 0, proc.stdout
+        return {"output": SimpleNamespace(text=proc.stdout + proc.stderr)}
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    rows = json.loads(((out or course_dir / "autograder" / NAME) / "results.json").read_text(encoding="utf-8"))
+    return {row["student_id"]: SimpleNamespace(**row) for row in rows}
 
 
 def table(course_dir: Path) -> list[dict]:
@@ -64,7 +88,7 @@ def course_dir(tmp_path_factory):
     submit(root, "blank", release)
     submit(root, "wrong", cells.with_answers(release, {**solution, wrong.cell: wrong.source}))
     submit(root, "broken", '{"cells": [')
-    first = {r.student_id: r for r in regrade(root)}
+    first = regrade(root)
     return root, first, wrong
 
 
@@ -128,7 +152,7 @@ def test_formgrader_gets_the_graded_notebook_with_its_outputs_cleaned_as_the_pag
     assert "<b>in bold</b>" in outputs and "<script" not in outputs and "pwned" not in outputs
 
 
-def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch, tmp_path):
+def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, tmp_path):
     root, first, wrong = course_dir
     with gradebook(root) as gb:  # formgrader's hand mark on ada's written answer
         gb.find_grade(WRITTEN, NAME, NAME, "ada").manual_score = 1.5
@@ -136,7 +160,7 @@ def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch,
         ada_before = gb.find_submission(NAME, "ada").score
 
     # 1. nothing fixed: nothing changes
-    again = {r.student_id: r for r in regrade(root)}
+    again = regrade(root)
     assert {s: r.score for s, r in again.items()} == {s: r.score for s, r in first.items()}
     assert table(root) == []
     with gradebook(root) as gb:
@@ -151,8 +175,7 @@ def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch,
     text = path.read_text(encoding="utf-8")
     assert f"id={cell} points=2" in text
     path.write_text(text.replace(f"id={cell} points=2", f"id={cell} points=5"), encoding="utf-8")
-    monkeypatch.setattr(course, "SOURCES", sources)
-    third = {r.student_id: r for r in regrade(root)}
+    third = regrade(root, sources=sources)
     passing = {s for s, r in again.items() if r.status == "graded" and r.cells.get(cell) == 2}
     assert passing and "blank" not in passing
     rows = table(root)
@@ -170,7 +193,7 @@ def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch,
     release = nbformat.read(root / "release" / NAME / f"{NAME}.ipynb", as_version=4)
     solution = cells.answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
     submit(root, "ada", cells.with_answers(release, {**solution, wrong.cell: wrong.source}))
-    fourth = {r.student_id: r for r in regrade(root, never_lower=True)}
+    fourth = regrade(root, "--never-lower", sources=sources)  # the 5-point check stays
     assert fourth["ada"].score < third["ada"].score
     rows = [row for row in table(root) if row["student_id"] == "ada"]
     assert rows and all(row["kept_earlier"] == "True" for row in rows)
@@ -186,8 +209,8 @@ def test_regrades_show_what_changed_and_keep_hand_marks(course_dir, monkeypatch,
 def test_a_course_directory_without_the_assignment_stops_before_grading(tmp_path):
     (tmp_path / "submitted").mkdir()
     (tmp_path / "nbgrader_config.py").write_text("c = get_config()\n", encoding="utf-8")
-    with pytest.raises(SystemExit, match="autograder.hub course 05_self_attention"):
-        regrade(tmp_path)
+    said = regrade(tmp_path, expect_failure=True)["output"].text
+    assert "autograder.hub course 05_self_attention" in said
 
 
 def test_a_submitted_tree_in_a_course_directory_made_for_another_assignment_grades_into_out(tmp_path):
@@ -197,6 +220,6 @@ def test_a_submitted_tree_in_a_course_directory_made_for_another_assignment_grad
     release = nbformat.read(REPO / "notebooks" / f"{NAME}.ipynb", as_version=4)
     submit(tmp_path, "blank", release)
     out = tmp_path / "grades"
-    results = grade(NAME, tmp_path / "submitted", out, jobs=1, limits=Limits(**LIMITS))
-    assert [(r.student_id, r.status, r.score) for r in results] == [("blank", "graded", 0.0)]
+    results = regrade(tmp_path, out=out)
+    assert [(r.student_id, r.status, r.score) for r in results.values()] == [("blank", "graded", 0.0)]
     assert (out / "grades.csv").is_file() and not (tmp_path / "autograded").exists()
