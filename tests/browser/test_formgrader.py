@@ -16,14 +16,11 @@ Skipped where /usr/bin/chromium or /usr/bin/chromedriver is missing (CI installs
 from __future__ import annotations
 
 import contextlib
-import json
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -31,6 +28,7 @@ from nbgrader.api import Gradebook
 
 from autograder import cells, course, course_results
 from lab_session import ARTIFACTS, chromium, free_port, missing_browser, screenshot, serving, wait_for
+from course_dir_grading import grade_course, submit
 from notebook_runner import REPO
 
 pytestmark = [pytest.mark.skipif(bool(missing_browser()), reason=missing_browser() or "browser available"),
@@ -57,18 +55,8 @@ def graded_course(tmp_path_factory):
     solution = cells.answers(nbformat.read(REPO / "solutions" / f"{NAME}.ipynb", as_version=4))
     assert SENTENCE in words(solution[WRITTEN])
     for student, nb in zip(STUDENTS, (cells.with_answers(release, solution), release)):
-        folder = root / "submitted" / student / NAME
-        folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{NAME}.ipynb")
-        (folder / "timestamp.txt").write_text("2026-11-20 10:00:00.000000 UTC", encoding="utf-8")
-    # graded as the instructor does, in a process of its own: a grader's pool forked from this test process, which
-    # runs threads (Chromium's drivers, earlier tests' servers), may inherit a lock held at the fork
-    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", NAME, str(root / "submitted"), "--jobs", "2",
-                           "--timeout", "20", "--wall-seconds", "300"], capture_output=True, text=True,
-                          env=course.nbgrader_env(), timeout=600)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = json.loads((root / "autograder" / NAME / "results.json").read_text(encoding="utf-8"))
-    results = {row["student_id"]: SimpleNamespace(**row) for row in rows}
+        submit(root, NAME, student, nb)
+    results = grade_course(root, NAME)
     assert {s: r.status for s, r in results.items()} == dict.fromkeys(STUDENTS, "graded")
     return root, results
 

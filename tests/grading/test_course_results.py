@@ -13,10 +13,7 @@ import csv
 import html
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
-from types import SimpleNamespace
 
 import nbformat
 import pytest
@@ -25,49 +22,21 @@ from nbgrader.api import Gradebook
 from answer_catalogue import answer_modules
 from autograder import cells, course, course_results, feedback
 from notebook_runner import REPO
+import course_dir_grading
+from course_dir_grading import STAMP, grade_course
 
 NAME = "05_self_attention"
 WRITTEN = "why_scale"
-STAMP = "2026-11-20 10:00:00.000000 UTC"
-LIMITS = dict(cell_timeout=20, wall_seconds=300)
 SCRIPT_OUTPUT = ("from IPython.display import HTML, display\n"
                  "display(HTML('<script>document.title = \"pwned\"</script><b>in bold</b>'))\n")
 
 
 def submit(course_dir: Path, student: str, nb: nbformat.NotebookNode | str) -> None:
-    folder = course_dir / "submitted" / student / NAME
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"{NAME}.ipynb"
-    path.write_text(nb, encoding="utf-8") if isinstance(nb, str) else nbformat.write(nb, path)
-    (folder / "timestamp.txt").write_text(STAMP, encoding="utf-8")
-    (folder / "submission_secret.txt").write_text(f"secret-of-{student}", encoding="utf-8")
+    course_dir_grading.submit(course_dir, NAME, student, nb)
 
 
-#: `python -m autograder grade`, in a process of its own (a grader's pool forked from a test worker that runs
-#: threads may inherit a lock held at the fork), the course's sources perhaps taken from another folder
-GRADE = """
-import sys
-from pathlib import Path
-from autograder import __main__ as cli, course
-if sys.argv[1]:
-    course.SOURCES = Path(sys.argv[1])
-sys.exit(cli.main(sys.argv[2:]))
-"""
-
-
-def regrade(course_dir: Path, *options: str, sources: Path | None = None, out: Path | None = None,
-            expect_failure: bool = False) -> dict[str, SimpleNamespace]:
-    """Grade COURSE_DIR/submitted as the instructor does; the results by student (from results.json)."""
-    argv = ["grade", NAME, str(course_dir / "submitted"), "--jobs", "2", "--timeout", str(LIMITS["cell_timeout"]),
-            "--wall-seconds", str(LIMITS["wall_seconds"]), *options, *(["--out", str(out)] if out else [])]
-    proc = subprocess.run([sys.executable, "-c", GRADE, str(sources or ""), *argv], capture_output=True, text=True,
-                          env=course.nbgrader_env(), timeout=600)
-    if expect_failure:
-        assert proc.returncode != 0, proc.stdout
-        return {"output": SimpleNamespace(text=proc.stdout + proc.stderr)}
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    rows = json.loads(((out or course_dir / "autograder" / NAME) / "results.json").read_text(encoding="utf-8"))
-    return {row["student_id"]: SimpleNamespace(**row) for row in rows}
+def regrade(course_dir: Path, *options: str, **kwargs) -> dict:
+    return grade_course(course_dir, NAME, *options, **kwargs)
 
 
 def table(course_dir: Path) -> list[dict]:
