@@ -1,6 +1,7 @@
 # "From n-grams to BERT": the two commands of the README.
 #   make lab    create .venv, install the course, build the student notebooks if needed, open JupyterLab on notebooks/
 #   make test   create .venv, install the course with its cluster extra (Dask), run every test
+#   make lecture NB=04   a lecture as live slides (RISE); make lecture-deck NB=04: its static HTML deck
 #   make test-fast   the developer's lane: no grading pipeline, no browser, nothing marked slow
 PYTHON ?= python3
 VENV := .venv
@@ -10,7 +11,7 @@ CLUSTER_STAMP := $(VENV)/.installed-cluster-$(shell cksum pyproject.toml | cut -
 LAB_ARGS ?=
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root,)
 
-.PHONY: lab test test-fast install notebooks benchmark
+.PHONY: lab lecture lecture-deck test test-fast install notebooks benchmark
 
 install: $(STAMP)
 
@@ -43,6 +44,19 @@ notebooks: $(STAMP)
 
 lab: notebooks
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=notebooks $(ROOT_FLAG) $(LAB_ARGS)
+
+# the lecturer's: a lecture as live slides (RISE, offline) in the same Lab, e.g. make lecture NB=04;
+# make lecture-deck NB=04 runs it and writes its static deck, lectures/html/04_lstm.slides.html (no kernel, no network)
+NB ?= 01
+LECTURE = $(notdir $(firstword $(wildcard lectures/$(NB)*.ipynb)))
+
+lecture: $(STAMP)
+	@test -n "$(LECTURE)" || { echo "no lecture matches lectures/$(NB)*.ipynb (run: python -m autograder build)"; exit 1; }
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=lectures \
+		--ServerApp.default_url=/rise/$(LECTURE) $(ROOT_FLAG) $(LAB_ARGS)
+
+lecture-deck: $(STAMP)
+	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m autograder lecture-deck $(NB)
 
 # the tests grade on a real Dask scheduler and workers (tests/grading/test_cluster.py): the cluster extra,
 # installed with the rest (and the dev extra's linter) in one pip run

@@ -1,8 +1,12 @@
 """``python -m autograder``: build, release, grade, feedback, report.
 
     python -m autograder build [NAME ...] [--check]
-        Build solutions/NN.ipynb and notebooks/NN.ipynb from solutions/src/NN.py.
+        Build solutions/NN.ipynb, notebooks/NN.ipynb and lectures/NN.ipynb (slides) from solutions/src/NN.py.
         --check writes nothing and exits 1 when a committed notebook is out of date.
+
+    python -m autograder lecture-deck NN... [--out FILE]
+        Run lectures/NN.ipynb and write its static slide deck, lectures/html/NN.slides.html: one HTML
+        file with its figures that needs no kernel and no network (autograder/lecture_deck.py).
 
     python -m autograder release ASSIGNMENT... --out DIR
         The students' bundle (student notebooks, course_lib, install files; no solutions, no
@@ -51,9 +55,14 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p_build = sub.add_parser("build", help="build solution and student notebooks from solutions/src")
+    p_build = sub.add_parser("build", help="build solution, student and lecture notebooks from solutions/src")
     p_build.add_argument("names", nargs="*", help="notebooks to build (default: all)")
     p_build.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
+
+    p_deck = sub.add_parser("lecture-deck", help="a lecture run and written as a static HTML slide deck")
+    p_deck.add_argument("names", nargs="+", help="e.g. 04 (or 04_lstm)")
+    p_deck.add_argument("--out", type=Path, default=None, help="the deck's file (one lecture only; default: "
+                        "lectures/html/NN_name.slides.html)")
 
     p_grade = sub.add_parser("grade", help="grade a folder of submissions")
     p_grade.add_argument("assignment", help="e.g. 05_self_attention (or 05)")
@@ -170,6 +179,16 @@ def main(argv: list[str] | None = None) -> int:
                    else report(args.outs, args.to or args.outs[0] / "report"))
         for path in written:
             print(f"wrote {path}")
+        return 0
+
+    if args.command == "lecture-deck":
+        from .lecture_deck import write_deck
+
+        if args.out and len(args.names) > 1:
+            parser.error("--out takes one lecture")
+        for name in args.names:
+            path, seconds = write_deck(name, args.out)
+            print(f"wrote {path} (the lecture ran in {seconds:.1f} s)")
         return 0
 
     if args.command == "build":

@@ -3,6 +3,7 @@
     solutions/src/NN_name.py   the single source (see ``notebook_source``)
     solutions/NN_name.ipynb    instructors' nbgrader source notebook (built, committed)
     notebooks/NN_name.ipynb    students' notebook (built by nbgrader, committed)
+    lectures/NN_name.ipynb     lecturer's slides (RISE), built by ``autograder.lecture`` (committed)
 
 nbgrader works on a course directory (``source/``, ``release/``, a gradebook). The
 course never keeps one in the repository: :func:`make_course_dir` builds a fresh one in
@@ -24,12 +25,14 @@ from pathlib import Path
 
 import nbformat
 
+from .lecture import build_lecture
 from .notebook_source import build_notebook, cell_timeout
 
 REPO = Path(__file__).resolve().parents[1]
 SOURCES = REPO / "solutions" / "src"
 SOLUTIONS = REPO / "solutions"
 NOTEBOOKS = REPO / "notebooks"
+LECTURES = REPO / "lectures"
 COURSE_ID = "ngrams-to-bert"
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"
 
@@ -171,13 +174,14 @@ def canonical(nb: nbformat.NotebookNode) -> str:
 
 
 def built_files(name: str) -> dict[Path, str]:
-    """The solution and student notebooks that ``name``'s source builds, as committed text."""
+    """The solution, student and lecture notebooks that ``name``'s source builds, as committed text."""
     with tempfile.TemporaryDirectory(prefix="course-build-") as tmp:
         release = cached_course_dir(Path(tmp), name)
         student = nbformat.read(release, as_version=4)
     return {
         SOLUTIONS / f"{name}.ipynb": canonical(build_notebook(SOURCES / f"{name}.py")),
         NOTEBOOKS / f"{name}.ipynb": canonical(student),
+        LECTURES / f"{name}.ipynb": canonical(build_lecture(SOURCES / f"{name}.py")),
     }
 
 

@@ -14,6 +14,23 @@
     # %% [written] id=why_scale points=2
                                     a manually graded markdown answer (the model answer is the instructors')
 
+Two options, on any cell's marker line, shape the lecturer's copy (:func:`build_lecture`,
+``lectures/NN_name.ipynb``); the build derives both when they are absent:
+
+    lecture=skip | keep             skip: the cell is left out of the lecture; keep: a [tests] or [written]
+                                    cell (left out by default) is kept, as an ordinary cell
+    slide=slide | subslide | fragment | skip | -
+                                    RISE's slide type for the cell (for a markdown cell split at its
+                                    headings: for its first part); e.g. ``# %% [demo] slide=subslide``
+
+The lecture is the prose split into slides at its headings (``#``/``##`` start a slide, ``###`` and
+deeper a subslide; a cell that would overflow a slide starts a subslide), the demos, the plain and
+setup code and the answer cells with their solutions shown (nbgrader's markers taken out); the check
+cells, the written answers and every nbgrader metadata are left out. Its first code cell starts by
+setting ``COURSE_FAST=1`` unless the environment says otherwise (``course_lib.train``: each training
+demo runs for a moment, so that a lecture runs in seconds); a lecture that should show a longer run
+shows the shipped results file of that run.
+
 A header before the first cell sets notebook options:
 
     # ---
@@ -38,6 +55,8 @@ from .cells import BEGIN_SOLUTION, is_grade, is_solution, metadata
 
 CELL_MARKER = re.compile(r"^# %%(?:\s*\[(?P<kind>[a-z]+)\])?(?P<options>.*)$")
 KINDS = ("markdown", "code", "demo", "setup", "answer", "tests", "written")
+LECTURE_CHOICES = ("skip", "keep")
+SLIDE_TYPES = ("slide", "subslide", "fragment", "skip", "-")
 DEMO_TAG = "demo"
 DEFAULT_CELL_TIMEOUT = 60
 
@@ -78,6 +97,10 @@ def _parse_options(text: str, line_no: int) -> dict[str, str]:
         if "=" not in token:
             raise SourceError(f"line {line_no}: expected key=value, got {token!r}")
         key, value = token.split("=", 1)
+        if key == "lecture" and value not in LECTURE_CHOICES:
+            raise SourceError(f"line {line_no}: lecture= takes {' or '.join(LECTURE_CHOICES)}, not {value!r}")
+        if key == "slide" and value not in SLIDE_TYPES:
+            raise SourceError(f"line {line_no}: slide= takes one of {', '.join(SLIDE_TYPES)}, not {value!r}")
         options[key] = value
     return options
 

@@ -1,0 +1,138 @@
+"""The lecturer's copy of a notebook: live slides (RISE) built from the single source.
+
+``lectures/NN_name.ipynb`` comes from ``solutions/src/NN_name.py`` (format and the ``lecture=``/``slide=``
+options: :mod:`autograder.notebook_source`). Every cell carries RISE's ``slideshow`` metadata; the notebook's
+``rise`` metadata sets the big-type theme (with ``lectures/rise.css``, which RISE loads from beside the
+notebook). ``python -m autograder build`` writes the lectures with the other notebooks, and ``--check``
+compares them.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import nbformat
+
+from .cells import MARKERS
+from .notebook_source import SourceCell, parse
+
+#: RISE's settings for every lecture (jupyterlab-rise merges them over the Lab's settings).
+RISE_SETTINGS = {
+    "theme": "simple",
+    "transition": "none",
+    "scroll": True,  # a slide taller than the screen scrolls instead of being cut off
+    "center": False,
+    "slideNumber": "c/t",
+    "start_slideshow_at": "beginning",
+    "auto_select": "code",
+    "enable_chalkboard": False,
+    "width": "100%",
+    "height": "100%",
+}
+
+#: The lecture's first code cell starts with these lines: each training demo runs for a moment.
+PACE_LINES = (
+    "import os",
+    "",
+    'os.environ.setdefault("COURSE_FAST", "1")  # lecture pace: each training demo runs for a moment (0: in full)',
+    "",
+)
+
+#: How many lines (at the lecture's big type) fit on one slide; a cell that would pass it starts a subslide.
+SLIDE_LINES = 22
+#: Lines a figure or widget takes on a slide, and the characters of one line of prose at big type.
+FIGURE_LINES = 14
+PROSE_WIDTH = 80
+
+HEADING = re.compile(r"^(#{1,6})\s")
+LEFT_OUT_KINDS = ("tests", "written")
+PLOTTING = re.compile(r"\b(plt\.|viz\.|interact|widgets\.|display\(|\.plot\(|imshow|heatmap|show_)")
+
+
+def split_at_headings(text: str) -> list[str]:
+    """Markdown cut before every heading line (outside fenced code); each piece stripped, none empty."""
+    pieces: list[list[str]] = [[]]
+    fenced = False
+    for line in text.split("\n"):
+        if line.lstrip().startswith("```"):
+            fenced = not fenced
+        if not fenced and HEADING.match(line) and any(s.strip() for s in pieces[-1]):
+            pieces.append([])
+        pieces[-1].append(line)
+    return [t for t in ("\n".join(p).strip() for p in pieces) if t]
+
+
+def heading_slide_type(markdown: str) -> str | None:
+    """'slide' for a piece that opens with a # or ## heading, 'subslide' for ### and deeper, else None."""
+    match = HEADING.match(markdown)
+    if not match:
+        return None
+    return "slide" if len(match.group(1)) <= 2 else "subslide"
+
+
+def lecture_code(cell: SourceCell) -> str:
+    """The cell's code as the lecture shows it: an answer's solution without nbgrader's markers."""
+    lines = [line for line in cell.text().split("\n") if line.strip() not in MARKERS]
+    return "\n".join(lines).strip("\n")
+
+
+def slide_height(cell_type: str, text: str) -> int:
+    """A rough height of a cell on a slide, in lines of the lecture's type."""
+    if cell_type == "markdown":
+        return sum(max(1, -(-len(line) // PROSE_WIDTH)) for line in text.split("\n"))
+    height = text.count("\n") + 1
+    return height + (FIGURE_LINES if PLOTTING.search(text) else 3)
+
+
+def lecture_cells(cells: list[SourceCell]) -> list[tuple[SourceCell, str, str]]:
+    """(source cell, cell type, text) for each cell of the lecture, in order, markdown split at headings."""
+    out = []
+    for cell in cells:
+        wanted = cell.options.get("lecture")
+        if wanted == "skip" or (cell.kind in LEFT_OUT_KINDS and wanted != "keep"):
+            continue
+        if cell.kind in ("markdown", "written"):
+            out.extend((cell, "markdown", piece) for piece in split_at_headings(cell.text()))
+        else:
+            code = lecture_code(cell)
+            if code.strip():
+                out.append((cell, "code", code))
+    return out
+
+
+def build_lecture(source: Path) -> nbformat.NotebookNode:
+    """The lecture notebook of a notebook source: slides, demos and worked examples; no exercise scaffolding."""
+    _, cells = parse(source.read_text(encoding="utf-8"))
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+        "rise": dict(RISE_SETTINGS),
+        "course": {"lecture_of": source.stem},
+    }
+    height = 0
+    paced = False
+    first_part: set[int] = set()
+    for index, (cell, cell_type, text) in enumerate(lecture_cells(cells)):
+        is_first_part = id(cell) not in first_part
+        first_part.add(id(cell))
+        if cell_type == "code" and not paced:
+            text = "\n".join(PACE_LINES) + "\n" + text
+            paced = True
+        derived = heading_slide_type(text) if cell_type == "markdown" else None
+        if index == 0:
+            derived = "slide"
+        cell_height = slide_height(cell_type, text)
+        if derived is None and height and height + cell_height > SLIDE_LINES:
+            derived = "subslide"
+        slide_type = cell.options.get("slide") if is_first_part and "slide" in cell.options else derived or "-"
+        if slide_type in ("slide", "subslide"):
+            height = 0
+        if slide_type != "skip":
+            height += cell_height
+        new = nbformat.v4.new_markdown_cell(text) if cell_type == "markdown" else nbformat.v4.new_code_cell(text)
+        new.id = f"lecture-{index:03d}"
+        new.metadata["slideshow"] = {"slide_type": slide_type}
+        nb.cells.append(new)
+    nbformat.validate(nb)
+    return nb
