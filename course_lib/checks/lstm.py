@@ -42,6 +42,9 @@ from course_lib.grading.answers import (
 )
 from course_lib.grading.diagnosis import express
 
+# the tagger's and the classifier's exercises (sections 9 and 10) have a module of their own
+from course_lib.checks.lstm_tagging import check_last_states, check_tag_logits, check_tag_loss  # noqa: F401
+
 #: the course's LSTM and PyTorch's LSTM modules and kernels, switched off while lstm_cell is graded
 _LSTM_BUILTINS = [
     Banned(course_lstm, "lstm_cell", "course_lib.lstm.lstm_cell"),

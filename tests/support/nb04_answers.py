@@ -86,8 +86,101 @@ WRONG = [
           "check_lstm_cell", "one tensor"),
 ]
 
+_LOGITS = '''def tag_logits(forward_states, backward_states, W, b):
+    return {ret}
+'''
+_LOSS = '''def tag_loss(logits, tags, lengths):
+    real = torch.arange(tags.shape[1], device=tags.device)[None] < {bound}
+    return {ret}
+'''
+_LAST = '''def last_states(outputs, lengths):
+    return {ret}
+'''
+_GOOD_LOSS = "F.cross_entropy(logits[real], tags[real])"
+_BOTH = "torch.cat([forward_states, backward_states], -1)"
+
+WRONG += [
+    Wrong("logits_backward_first", "tag_logits",
+          _LOGITS.format(ret="torch.cat([backward_states, forward_states], -1) @ W.T + b"), "check_tag_logits",
+          "you concatenated [backward; forward]"),
+    Wrong("logits_forward_only", "tag_logits",
+          _LOGITS.format(ret="forward_states @ W[:, :forward_states.shape[-1]].T + b"), "check_tag_logits",
+          "only the forward states"),
+    Wrong("logits_backward_only", "tag_logits",
+          _LOGITS.format(ret="backward_states @ W[:, backward_states.shape[-1]:].T + b"), "check_tag_logits",
+          "only the backward states"),
+    Wrong("logits_flipped", "tag_logits",
+          _LOGITS.format(ret="torch.cat([forward_states, backward_states.flip(1)], -1) @ W.T + b"),
+          "check_tag_logits", "flipped the backward states"),
+    Wrong("logits_no_bias", "tag_logits", _LOGITS.format(ret=_BOTH + " @ W.T"), "check_tag_logits",
+          "bias b is missing"),
+    Wrong("logits_time_major", "tag_logits", _LOGITS.format(ret=f"({_BOTH} @ W.T + b).transpose(0, 1)"),
+          "check_tag_logits", "(T, B, C), time first"),
+    Wrong("logits_flattened", "tag_logits", _LOGITS.format(
+        ret=f"({_BOTH}.transpose(0, 1).reshape(-1, W.shape[1]) @ W.T + b)"
+            ".reshape(forward_states.shape[0], forward_states.shape[1], -1)"),
+          "check_tag_logits", "flattened (B, T) in one order"),
+    Wrong("logits_softmax", "tag_logits", _LOGITS.format(ret=f"torch.softmax({_BOTH} @ W.T + b, -1)"),
+          "check_tag_logits", "returned probabilities"),
+    Wrong("loss_over_pads", "tag_loss",
+          _LOSS.format(bound="lengths[:, None]", ret="F.cross_entropy(logits.reshape(-1, logits.shape[-1]), "
+                       "tags.reshape(-1))"), "check_tag_loss", "averages over the padding too"),
+    Wrong("loss_divided_by_all", "tag_loss", _LOSS.format(
+        bound="lengths[:, None]", ret="(F.cross_entropy(logits.transpose(1, 2), tags, reduction='none') * real).sum()"
+                                      " / real.numel()"), "check_tag_loss", "divided by B * T"),
+    Wrong("loss_sum", "tag_loss", _LOSS.format(bound="lengths[:, None]", ret="F.cross_entropy(logits[real], "
+                                                                            "tags[real], reduction='sum')"),
+          "check_tag_loss", "sum over the real tokens"),
+    Wrong("loss_mean_of_means", "tag_loss", _LOSS.format(
+        bound="lengths[:, None]", ret="((F.cross_entropy(logits.transpose(1, 2), tags, reduction='none') * real)"
+                                      ".sum(1) / lengths).mean()"), "check_tag_loss", "short line weighs"),
+    Wrong("loss_mask_long", "tag_loss", _LOSS.format(bound="lengths[:, None] + 1", ret=_GOOD_LOSS), "check_tag_loss",
+          "one token past each sequence's end"),
+    Wrong("loss_mask_short", "tag_loss", _LOSS.format(bound="lengths[:, None] - 1", ret=_GOOD_LOSS),
+          "check_tag_loss", "leaves out each sequence's last real token"),
+    Wrong("loss_no_log_softmax", "tag_loss", _LOSS.format(
+        bound="lengths[:, None]", ret="-logits.gather(-1, tags[..., None])[..., 0][real].mean()"), "check_tag_loss",
+          "minus the logit"),
+    Wrong("loss_flattened", "tag_loss", _LOSS.format(
+        bound="lengths[:, None]", ret="F.cross_entropy(logits.transpose(0, 1).reshape(-1, logits.shape[-1]), "
+                                      "tags.masked_fill(~real, -100).reshape(-1))"),
+          "check_tag_loss", "paired wrongly"),
+    Wrong("loss_shape_one", "tag_loss", _LOSS.format(bound="lengths[:, None]", ret=_GOOD_LOSS + "[None]"),
+          "check_tag_loss", "return one number"),
+    Wrong("last_minus_one", "last_states", _LAST.format(ret="outputs[:, -1]"), "check_last_states",
+          "position -1 of every row"),
+    Wrong("last_at_length", "last_states", _LAST.format(ret="outputs[torch.arange(len(lengths)), lengths.clamp("
+                                                          "max=outputs.shape[1] - 1)]"),
+          "check_last_states", "position lengths[b], one past the end"),
+    Wrong("last_all_rows", "last_states", _LAST.format(ret="outputs[:, lengths - 1]"), "check_last_states",
+          "pair row b with its own length"),
+    Wrong("last_first", "last_states", _LAST.format(ret="outputs[:, 0]"), "check_last_states", "position 0"),
+    Wrong("last_mean", "last_states", _LAST.format(
+        ret="(outputs * (torch.arange(outputs.shape[1])[None] < lengths[:, None])[..., None]).sum(1) / "
+            "lengths[:, None]"), "check_last_states", "averaged the states"),
+]
+
 ALTERNATIVES = {
     "loops": {
+        "tag_logits": '''def tag_logits(forward_states, backward_states, W, b):
+    B, T, H = forward_states.shape
+    out = torch.zeros(B, T, W.shape[0], dtype=W.dtype, device=W.device)
+    for i in range(B):
+        for t in range(T):
+            out[i, t] = W[:, :H] @ forward_states[i, t] + W[:, H:] @ backward_states[i, t] + b
+    return out
+''',
+        "tag_loss": '''def tag_loss(logits, tags, lengths):
+    total, count = 0.0, 0
+    for i in range(logits.shape[0]):
+        for t in range(int(lengths[i])):
+            total = total - torch.log_softmax(logits[i, t], -1)[tags[i, t]]
+            count += 1
+    return total / count
+''',
+        "last_states": '''def last_states(outputs, lengths):
+    return torch.stack([outputs[i, int(n) - 1] for i, n in enumerate(lengths)])
+''',
         "forget_gate": '''import math
 def forget_gate(h_prev, x_t, w_f, b_f):
     z = h_prev.tolist() + x_t.tolist()
@@ -112,6 +205,20 @@ def forget_gate(h_prev, x_t, w_f, b_f):
 ''',
     },
     "numpy": {
+        "tag_logits": '''def tag_logits(forward_states, backward_states, W, b):
+    B, T, H = forward_states.shape
+    flat = torch.cat([forward_states.reshape(B * T, H), backward_states.reshape(B * T, H)], dim=1)
+    return torch.nn.functional.linear(flat, W, b).reshape(B, T, -1)
+''',
+        "tag_loss": '''def tag_loss(logits, tags, lengths):
+    pad = torch.arange(tags.shape[1], device=tags.device)[None] >= lengths[:, None]
+    targets = tags.masked_fill(pad, -100)
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), targets.reshape(-1), ignore_index=-100)
+''',
+        "last_states": '''def last_states(outputs, lengths):
+    index = (lengths - 1).view(-1, 1, 1).expand(-1, 1, outputs.shape[2])
+    return outputs.gather(1, index).squeeze(1)
+''',
         "forget_gate": '''import numpy as np
 def forget_gate(h_prev, x_t, w_f, b_f):
     a = w_f.cpu().numpy() @ np.concatenate([h_prev.cpu().numpy(), x_t.cpu().numpy()]) + b_f.cpu().numpy()
@@ -152,6 +259,7 @@ CHEATS = [
           "check_lstm_cell", "switched off"),
 ]
 
-STUBS = [("forget_gate", "check_forget_gate"), ("lstm_cell", "check_lstm_cell")]
+STUBS = [("forget_gate", "check_forget_gate"), ("lstm_cell", "check_lstm_cell"), ("tag_logits", "check_tag_logits"),
+         ("tag_loss", "check_tag_loss"), ("last_states", "check_last_states")]
 
 LOOP = ("lstm_cell", "check_lstm_cell")
