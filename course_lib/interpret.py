@@ -27,10 +27,14 @@ from course_lib.validation import require_token_ids
 from course_lib.weights import read_checkpoint
 
 __all__ = ["source_features", "lstm_cell_states", "unit_correlations", "best_units", "probe_r2",
-           "CHAR_LSTM_PATH", "STACKED_CHAR_LSTM_PATH", "load_char_lstm", "save_char_lstm"]
+           "CHAR_LSTM_PATH", "STACKED_CHAR_LSTM_PATH", "BILM_FORWARD_PATH",
+           "BILM_BACKWARD_PATH", "load_char_lstm", "save_char_lstm"]
 
 CHAR_LSTM_PATH = Path(__file__).resolve().parent / "assets" / "char_lstm.pt"  # one layer, trained for minutes
 STACKED_CHAR_LSTM_PATH = CHAR_LSTM_PATH.with_name("char_lstm_stacked.pt")  # three layers, about a minute
+#: ELMo's biLM in miniature (``benchmarks/train_bilm.py``): a forward and a backward character LM, two layers each
+BILM_FORWARD_PATH = CHAR_LSTM_PATH.with_name("char_bilm_forward.pt")
+BILM_BACKWARD_PATH = CHAR_LSTM_PATH.with_name("char_bilm_backward.pt")
 
 _TRIPLE_QUOTES = ('"""', "'''")
 
