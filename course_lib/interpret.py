@@ -26,7 +26,8 @@ from course_lib.train import model_device
 from course_lib.validation import require_token_ids
 from course_lib.weights import read_checkpoint
 
-__all__ = ["source_features", "lstm_cell_states", "unit_correlations", "best_units", "probe_r2",
+__all__ = ["REGIONS", "code_regions", "source_features",
+           "lstm_cell_states", "unit_correlations", "best_units", "probe_r2",
            "CHAR_LSTM_PATH", "STACKED_CHAR_LSTM_PATH", "BILM_FORWARD_PATH",
            "BILM_BACKWARD_PATH", "load_char_lstm", "save_char_lstm"]
 
@@ -39,6 +40,55 @@ BILM_BACKWARD_PATH = CHAR_LSTM_PATH.with_name("char_bilm_backward.pt")
 _TRIPLE_QUOTES = ('"""', "'''")
 
 
+#: what :func:`code_regions` calls each character
+REGIONS = ("code", "one-line string", "triple-quoted string", "comment")
+
+
+def code_regions(text: str) -> np.ndarray:
+    """Where each character of Python source stands, as an int array of len(text): an index into :data:`REGIONS`
+    (code; a string in single or double quotes on one line; a triple-quoted string, docstrings included; a
+    comment from ``#`` to the end of its line). Quotes belong to their string; a backslash escapes the next
+    character; an unclosed one-line string ends at its line's end. A small scanner, not Python's tokenizer: it
+    copes with text cut in the middle of a file."""
+    if not isinstance(text, str):
+        raise TypeError(f"code_regions takes a string of source code, got {type(text).__name__}.")
+    n = len(text)
+    region = np.zeros(n, dtype=np.int64)
+    state = None  # None: code; "#": a comment; otherwise the quote that opened the current string
+    i = 0
+    while i < n:
+        ch = text[i]
+        if state is None:
+            if ch == "#":
+                state, region[i] = "#", 3
+            elif ch in "\"'":
+                state = text[i:i + 3] if text[i:i + 3] in _TRIPLE_QUOTES else ch
+                kind = 2 if len(state) == 3 else 1
+                region[i:i + len(state)] = kind
+                i += len(state)
+                continue
+        elif state == "#":
+            if ch == "\n":
+                state = None
+            else:
+                region[i] = 3
+        else:  # inside a string opened by `state`
+            region[i] = kind
+            if ch == "\\":
+                region[i:i + 2] = kind
+                i += 2
+                continue
+            if text.startswith(state, i):
+                region[i:i + len(state)] = kind
+                i += len(state)
+                state = None
+                continue
+            if ch == "\n" and len(state) == 1:  # an unclosed one-line string: Python would stop here too
+                state = None
+        i += 1
+    return region
+
+
 def source_features(text: str) -> dict[str, np.ndarray]:
     """Per-character properties of Python source, each a float array of len(text).
 
@@ -48,43 +98,13 @@ def source_features(text: str) -> dict[str, np.ndarray]:
     - ``"indentation"``: the number of leading spaces of the character's line;
     - ``"position in line"``: how many characters precede it on its line.
 
-    A small scanner, not Python's tokenizer: it copes with text cut in the middle of a file.
+    The first two come from :func:`code_regions`.
     """
     if not isinstance(text, str):
         raise TypeError(f"source_features takes a string of source code, got {type(text).__name__}.")
     n = len(text)
-    in_string, in_comment = np.zeros(n), np.zeros(n)
-    state = None  # None: code; "#": a comment; otherwise the quote that opened the current string
-    i = 0
-    while i < n:
-        ch = text[i]
-        if state is None:
-            if ch == "#":
-                state, in_comment[i] = "#", 1
-            elif ch in "\"'":
-                state = text[i:i + 3] if text[i:i + 3] in _TRIPLE_QUOTES else ch
-                in_string[i:i + len(state)] = 1
-                i += len(state)
-                continue
-        elif state == "#":
-            if ch == "\n":
-                state = None
-            else:
-                in_comment[i] = 1
-        else:  # inside a string opened by `state`
-            in_string[i] = 1
-            if ch == "\\":
-                in_string[i:i + 2] = 1
-                i += 2
-                continue
-            if text.startswith(state, i):
-                in_string[i:i + len(state)] = 1
-                i += len(state)
-                state = None
-                continue
-            if ch == "\n" and len(state) == 1:  # an unclosed one-line string: Python would stop here too
-                state = None
-        i += 1
+    region = code_regions(text)
+    in_string, in_comment = np.isin(region, (1, 2)).astype(float), (region == 3).astype(float)
     indentation, position = np.zeros(n + 1), np.zeros(n + 1)  # one spare slot: the last line may lack its \n
     start = 0
     for line in text.split("\n"):
@@ -197,3 +217,67 @@ def load_char_lstm(path: str | Path = CHAR_LSTM_PATH) -> tuple[LSTMLanguageModel
     model = LSTMLanguageModel(LSTMConfig(**checkpoint["config"]))
     model.load_state_dict(checkpoint["state_dict"])
     return model.eval(), list(checkpoint["itos"]), dict(checkpoint.get("info", {}))
+
+
+def region_profile(values: torch.Tensor | np.ndarray, regions: np.ndarray) -> dict[str, float]:
+    """A unit's mean value in each of :data:`REGIONS`, in standard deviations from its mean over all characters
+    (``values`` (T,), ``regions`` (T,) from :func:`code_regions`); a region with no character is left out."""
+    v = np.asarray(values, dtype=np.float64)
+    z = (v - v.mean()) / (v.std() + 1e-12)
+    return {name: float(z[regions == k].mean()) for k, name in enumerate(REGIONS) if (regions == k).any()}
+
+
+def _listed(items: list[str]) -> str:
+    return "nothing" if not items else items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def cell_findings(abs_r: dict[str, dict[str, float]], r2: dict[str, dict[str, float]],
+                  string_unit: tuple[int, float, dict[str, float]] | None = None) -> list[str]:
+    """Sentences that say what the interpretable-cells table shows, computed from it so that they cannot drift.
+
+    ``abs_r[kind][property]``: the best single unit's |r|; ``r2[kind][property]``: the linear readout's R^2; kinds
+    ``"shipped"`` (trained longer), ``"yours"`` and ``"untrained"``. ``string_unit``: (unit, r, its
+    :func:`region_profile`) of the shipped model's best "inside a string" unit.
+    """
+    names = list(r2["shipped"])
+    n = len(names)
+
+    def pairs(table, a, b, pick):
+        return [f"{p} {table[a][p]:.2f} → {table[b][p]:.2f}" for p in names if pick(table[a][p], table[b][p])]
+
+    trained = {kind: [p for p in names if r2[kind][p] > r2["untrained"][p]] for kind in ("yours", "shipped")}
+    sentences = [f"Against the untrained control, the linear readout's R² is higher on {len(trained['yours'])} of {n} "
+                 f"properties for your model and on {len(trained['shipped'])} of {n} for the shipped one"
+                 + (": training puts these properties, which help predict the next character, into the state."
+                    if all(len(t) == n for t in trained.values()) else ".")]
+    rose, fell = pairs(r2, "yours", "shipped", lambda a, b: b > a), pairs(r2, "yours", "shipped", lambda a, b: b < a)
+    sentences.append(f"Longer training (yours → shipped) raised the R² on {len(rose)} of {n} properties "
+                     f"({_listed(rose)}) and lowered it on {len(fell)} ({_listed(fell)}): a model that predicts "
+                     "better does not have to keep every property more linearly readable.")
+    deltas = {p: abs_r["shipped"][p] - abs_r["yours"][p] for p in names}
+    up = [f"{p} {abs_r['yours'][p]:.2f} → {abs_r['shipped'][p]:.2f}" for p in names if deltas[p] > 0]
+    down = [f"{p} {abs_r['yours'][p]:.2f} → {abs_r['shipped'][p]:.2f}" for p in names if deltas[p] < 0]
+    sentences.append(f"The best single unit's |r| rose on {len(up)} of {n} properties ({_listed(up)})"
+                     + (f" and fell on {len(down)} ({_listed(down)})" if down else "")
+                     + f"; the largest change is {max(deltas.values(), key=abs):+.2f}. The highest |r| of any "
+                     f"best unit is {max(abs_r['shipped'].values()):.2f}"
+                     + (", far from the clean |r| = 1 of a unit that does one job." if max(abs_r["shipped"].values())
+                        < 0.8 else "."))
+    position = "position in line"
+    if position in names and abs_r["untrained"][position] >= 0.5 * abs_r["yours"][position]:
+        sentences.append(f"The untrained network's best {position} unit already has |r| = "
+                         f"{abs_r['untrained'][position]:.2f} (yours {abs_r['yours'][position]:.2f}): much of that "
+                         "is arithmetic (a unit summing its input along the line), not learning.")
+    if string_unit is not None:
+        unit, r, profile = string_unit
+        top = max(profile, key=profile.get)
+        said = ", ".join(f"{value:+.2f} in {region}s" if region != "code" else f"{value:+.2f} in code"
+                         for region, value in profile.items())
+        prose_like = ("comment" in profile and "triple-quoted string" in profile and profile["comment"] > 0
+                      and profile["comment"] >= 0.75 * profile["triple-quoted string"])
+        sentences.append(f"The shipped model's best 'inside a string' unit (unit {unit}, r = {r:+.2f}) is, in standard "
+                         f"deviations from its mean, {said}. It is highest in {top}s"
+                         + (", and it is as high in comments as in docstrings: it marks text that is not code, "
+                            "comments included, more than the inside of quotes alone." if prose_like else
+                            "; it is lower in comments than in strings, so it does separate strings from comments."))
+    return sentences

@@ -407,12 +407,11 @@ for name in features:
 # Two measurements per property. The **best single unit's correlation** $|r|$ asks Karpathy's
 # question: does one cell do this job? The **$R^2$ of a linear readout of all 128 cells** (a ridge
 # regression fit on half the characters and scored on the other half) asks whether the information
-# is in the state at all, spread over units or not. Read the table from right to left: training
-# puts the information into the state (the $R^2$ columns), because it predicts the next character:
-# after `#` comes English; inside a string anything goes until the closing quote; after a newline come
-# as many spaces as the block's indentation. Longer training gathers more of it into single units
-# (the $|r|$ columns). The same network, the same data: only the training time differs between
-# "yours" and "shipped".
+# is in the state at all, spread over units or not. Training should put these properties into the state,
+# because they help predict the next character: after `#` comes English; inside a string anything goes until
+# the closing quote; after a newline come as many spaces as the block's indentation. The same network, the
+# same data: only the training time differs between "yours" and "shipped". What the table shows is said under
+# the pictures, in sentences computed from it.
 #
 # Here is what the shipped model's best units do, character by character: red is a high cell value,
 # blue a low one (each unit's sign is flipped if needed so that red means "more of the property").
@@ -430,17 +429,21 @@ for name in features:
     panels.append(coloured_text(source[segment][window], values, title=f"{name}: unit {unit}, r = {r:+.2f}").data)
 display(HTML("<div style='display:grid;grid-template-columns:1fr 1fr;gap:10px'>" + "".join(panels) + "</div>"))
 
+# %% [demo]
+regions = interpret.code_regions(source[segment])  # (20000,): code, one-line string, docstring-like, comment
+string_unit, string_r = best["shipped"]["inside a string"]
+profile = interpret.region_profile(cells["shipped"][:, string_unit].numpy() * (1 if string_r > 0 else -1), regions)
+best_abs_r = {kind: {name: abs(r) for name, (_, r) in found.items()} for kind, found in best.items()}
+findings = interpret.cell_findings(best_abs_r, r2, (string_unit, string_r, profile))
+print("\n\n".join(findings))
+
 # %% [markdown]
-# What the measurements say, honestly. Training makes every property easier to read off the state than
-# in the untrained control, and the longer-trained copy predicts the next character better (fewer bits,
-# printed above). But no single unit here is the clean quote detector of the lecture's slides: even the
-# shipped model's best "inside a string" unit is far from $|r| = 1$, and a few minutes of training
-# sharpen the single units only a little beyond what 300 steps gave. Comments, which open with a
-# visible `#` and close at the newline, are tracked more clearly than strings, much of whose text is
-# docstrings that read like comments. The position-in-line unit owes part of its $|r|$ to arithmetic, not
-# learning: the untrained network already accumulates its input along a line. Karpathy's clean cells
-# came from networks tens of times bigger, trained for hours on a GPU; ours trained for minutes on one
-# CPU core (`benchmarks/results/char_lstm.json` keeps the script's measurements).
+# Those sentences are computed from the table above, so they say what this run measured. Karpathy's clean
+# quote and comment cells came from networks tens of times bigger, trained for hours on a GPU; ours trained for
+# minutes on one CPU core (`benchmarks/results/char_lstm.json` keeps the training script's measurements,
+# and `tests/models/test_cell_findings.py` checks these sentences against that file). A unit's correlation
+# with a property is a hint, not a proof of what it does: look at where it is high (the pictures, and the
+# region profile in the last sentence) before naming it.
 
 # %% [markdown]
 # ## 7. Stacked LSTMs: what depth changes
