@@ -53,7 +53,7 @@ LECTURE = $(notdir $(firstword $(wildcard lectures/$(NB)*.ipynb)))
 lecture: $(STAMP)
 	@test -n "$(LECTURE)" || { echo "no lecture matches lectures/$(NB)*.ipynb (run: python -m autograder build)"; exit 1; }
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=lectures \
-		--ServerApp.default_url=/rise/$(LECTURE) $(ROOT_FLAG) $(LAB_ARGS)
+		--LabApp.default_url=/rise/$(LECTURE) $(ROOT_FLAG) $(LAB_ARGS)
 
 lecture-deck: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m autograder lecture-deck $(NB)

@@ -38,6 +38,12 @@ PACE_LINES = (
     "",
 )
 
+#: A code cell that trains (course_lib.train's ``train`` or ``budgeted``) says on its slide that at the lecture's
+#: pace its numbers are an early model's.
+TRAINS = re.compile(r"(?<![\w.])(?:train|budgeted)\(")
+PACE_NOTE = ("# Lecture pace (COURSE_FAST=1): this training stops after a moment, so what follows shows an early "
+             "model;\n# the notebook trains in full (COURSE_FAST=0 here does too).")
+
 #: How many lines (at the lecture's big type) fit on one slide; a cell that would pass it starts a subslide.
 SLIDE_LINES = 22
 #: Lines a figure or widget takes on a slide, and the characters of one line of prose at big type.
@@ -60,6 +66,16 @@ def split_at_headings(text: str) -> list[str]:
             pieces.append([])
         pieces[-1].append(line)
     return [t for t in ("\n".join(p).strip() for p in pieces) if t]
+
+
+#: a paragraph of prose that speaks of the students' exercise machinery is left out of the lecture
+EXERCISE_MECHANICS = ("YOUR CODE HERE", "Check my answer", "graded by your instructor")
+
+
+def without_exercise_mechanics(text: str) -> str:
+    """The markdown without its paragraphs about how the exercises are written, checked and graded."""
+    paragraphs = re.split(r"\n\s*\n", text)
+    return "\n\n".join(p for p in paragraphs if not any(m in p for m in EXERCISE_MECHANICS)).strip()
 
 
 def heading_slide_type(markdown: str) -> str | None:
@@ -92,7 +108,8 @@ def lecture_cells(cells: list[SourceCell]) -> list[tuple[SourceCell, str, str]]:
         if wanted == "skip" or (cell.kind in LEFT_OUT_KINDS and wanted != "keep"):
             continue
         if cell.kind in ("markdown", "written"):
-            out.extend((cell, "markdown", piece) for piece in split_at_headings(cell.text()))
+            prose = without_exercise_mechanics(cell.text())
+            out.extend((cell, "markdown", piece) for piece in split_at_headings(prose))
         else:
             code = lecture_code(cell)
             if code.strip():
@@ -116,6 +133,8 @@ def build_lecture(source: Path) -> nbformat.NotebookNode:
     for index, (cell, cell_type, text) in enumerate(lecture_cells(cells)):
         is_first_part = id(cell) not in first_part
         first_part.add(id(cell))
+        if cell_type == "code" and TRAINS.search(text):
+            text = PACE_NOTE + "\n" + text
         if cell_type == "code" and not paced:
             text = "\n".join(PACE_LINES) + "\n" + text
             paced = True

@@ -26,10 +26,11 @@ Two options, on any cell's marker line, shape the lecturer's copy (:func:`build_
 The lecture is the prose split into slides at its headings (``#``/``##`` start a slide, ``###`` and
 deeper a subslide; a cell that would overflow a slide starts a subslide), the demos, the plain and
 setup code and the answer cells with their solutions shown (nbgrader's markers taken out); the check
-cells, the written answers and every nbgrader metadata are left out. Its first code cell starts by
-setting ``COURSE_FAST=1`` unless the environment says otherwise (``course_lib.train``: each training
-demo runs for a moment, so that a lecture runs in seconds); a lecture that should show a longer run
-shows the shipped results file of that run.
+cells, the written answers, prose paragraphs about the exercise machinery and all nbgrader metadata are
+left out. Its first code cell starts by setting ``COURSE_FAST=1`` unless the environment says otherwise
+(``course_lib.train``: each training demo runs for a moment, so that a lecture runs in seconds, and a
+training cell says so on its slide); a lecture that should show a longer run shows the shipped results
+file of that run.
 
 A header before the first cell sets notebook options:
 

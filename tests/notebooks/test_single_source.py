@@ -28,3 +28,68 @@ def test_student_notebooks_hold_no_solutions_or_hidden_tests():
         text = path.read_text(encoding="utf-8")
         for marker in ("BEGIN SOLUTION", "BEGIN HIDDEN TESTS", "Model answer (instructors only)"):
             assert marker not in text, f"{path.name} contains {marker!r}"
+
+
+# The lecturer's copy: lectures/NN_name.ipynb (autograder/lecture.py), RISE slides from the same source.
+
+LECTURES = REPO / "lectures"
+SLIDE_TYPES = {"slide", "subslide", "fragment", "skip", "-"}
+
+
+def test_every_source_has_its_lecture():
+    sources = {p.stem for p in (REPO / "solutions" / "src").glob("[0-9][0-9]_*.py")}
+    lectures = {p.stem for p in LECTURES.glob("[0-9][0-9]_*.ipynb")}
+    assert sources == lectures, f"sources without a lecture: {sources - lectures}; lectures without a source: {lectures - sources}"
+
+
+@pytest.mark.parametrize("path", sorted(LECTURES.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.name)
+def test_lecture_is_slides_without_exercise_scaffolding(path):
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    assert nb["metadata"]["rise"]["scroll"] is True and nb["metadata"]["rise"]["theme"]
+    assert nb["cells"][0]["metadata"]["slideshow"]["slide_type"] == "slide"
+    text = path.read_text(encoding="utf-8")
+    for marker in ("BEGIN SOLUTION", "END SOLUTION", "BEGIN HIDDEN TESTS", "Model answer (instructors only)",
+                   '"""Check my answer', "nbgrader", "YOUR CODE HERE", "NotImplementedError()"):
+        assert marker not in text, f"{path.name} contains {marker!r}"
+    for cell in nb["cells"]:
+        assert cell["metadata"]["slideshow"]["slide_type"] in SLIDE_TYPES
+        if cell["cell_type"] == "code":
+            assert cell["outputs"] == [] and cell["execution_count"] is None
+    slides = [c for c in nb["cells"] if c["metadata"]["slideshow"]["slide_type"] == "slide"]
+    headings = [c for c in nb["cells"] if c["cell_type"] == "markdown" and c["source"].startswith(("# ", "## "))]
+    assert len(slides) == len(headings) >= 3, "each # or ## heading, and nothing else, opens a slide"
+    first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
+    assert 'os.environ.setdefault("COURSE_FAST", "1")' in first_code["source"]
+
+
+def test_lecture_options_and_slides_from_a_source(tmp_path):
+    from autograder.lecture import build_lecture
+    from autograder.notebook_source import SourceError
+
+    source = tmp_path / "99_tiny.py"
+    source.write_text("\n".join([
+        "# ---", "# checks: course_lib.checks.ngrams", "# ---",
+        "# %% [markdown]", "# # Title", "#", "# Intro.", "#", "# ## Part one", "#", "# Prose.", "#", "# ### Detail",
+        "# %% [setup] id=setup", "from course_lib.checks import ngrams as checks",
+        "# %% [answer] id=f", "def f(x):", "    ### BEGIN SOLUTION", "    return 2 * x", "    ### END SOLUTION",
+        "# %% [tests] id=test_f points=1", '"""Check my answer: f."""', "checks.check_f(f)",
+        "# %% [tests] id=test_g points=1 lecture=keep", "print(f(2))",
+        "# %% [written] id=why points=1", "# *Model answer (instructors only).* Because.",
+        "# %% [demo] lecture=skip", "print('only in the notebook')",
+        "# %% [demo] slide=fragment", "print('a fragment')",
+        "# %% [markdown] slide=subslide", "# More prose, on a subslide of its own.",
+    ]) + "\n", encoding="utf-8")
+    nb = build_lecture(source)
+    cells = [(c.cell_type, c.metadata["slideshow"]["slide_type"], c.source) for c in nb.cells]
+    assert [c[:2] for c in cells] == [("markdown", "slide"), ("markdown", "slide"), ("markdown", "subslide"),
+                                      ("code", "-"), ("code", "-"), ("code", "-"), ("code", "fragment"),
+                                      ("markdown", "subslide")]
+    assert cells[0][2] == "# Title\n\nIntro." and cells[2][2] == "### Detail"
+    assert cells[3][2].startswith("import os\n") and cells[3][2].endswith("from course_lib.checks import ngrams as checks")
+    assert cells[4][2] == "def f(x):\n    return 2 * x"
+    assert cells[5][2] == "print(f(2))"
+    text = json.dumps(nb)
+    assert "nbgrader" not in text and "Model answer" not in text and "only in the notebook" not in text
+    source.write_text(source.read_text().replace("slide=fragment", "slide=sideways"), encoding="utf-8")
+    with pytest.raises(SourceError, match="slide= takes"):
+        build_lecture(source)
