@@ -1,4 +1,5 @@
-"""Learning a WordPiece vocabulary from text by likelihood merges (notebook 07).
+"""Learning a WordPiece vocabulary from text by merges (notebook 07): the likelihood rule, its ratio
+approximation, and BPE's frequency rule.
 
 BERT's 30522 pieces were learned before BERT was trained. The recipe (Schuster & Nakajima, 2012;
 the lecture "LSTMs & Transformers": WordPiece merges "the pairs that maximise the likelihood of the
@@ -6,31 +7,41 @@ training data"):
 
 1. split every word into characters, every character after the first with the continuation
    prefix ``##``: "lower" -> ``l ##o ##w ##e ##r``; these characters are the first vocabulary;
-2. score every pair of neighbouring pieces by ``count(ab) / (count(a) * count(b))``, counts over
-   the whole split text (a word that occurs 5 times counts 5 times);
+2. score every pair of neighbouring pieces, counts over the whole split text (a word that occurs 5
+   times counts 5 times);
 3. merge the best pair everywhere (``l`` + ``##o`` -> ``lo``; the second piece's ``##`` is
    dropped) and add the new piece to the vocabulary; repeat until the vocabulary is big enough.
 
-:func:`learn_wordpiece` does this, with ``score="frequency"`` as the contrast: merge the most frequent
-pair, the rule of byte-pair encoding (BPE), which is what the ``WordPieceTrainer`` of Hugging Face
-``tokenizers`` does (it trains a BPE model with the ``##`` prefix and keeps only its vocabulary).
-:func:`pair_scores` scores the pairs of a split text from scratch, the rule written out once.
-:func:`word_counts` turns text into the word counts both learners start from.
+The scores of step 2 (``learn_wordpiece(score=...)``):
 
-A learned vocabulary splits words with greedy longest-match-first, as BERT's tokenizer does
-(notebook 07's ``wordpiece`` exercise).
+- ``"likelihood"``: :func:`likelihood_gain`, how much merging the pair raises the log-likelihood of
+  the split text under a unigram model of its pieces (each piece drawn independently with its
+  relative frequency), :func:`log_likelihood`: the rule as the lecture states it;
+- ``"ratio"``: :func:`pair_scores`, ``count(ab) / (count(a) * count(b))``, the score that Hugging
+  Face's NLP course gives for WordPiece. It approximates the gain per merged occurrence: with N
+  pieces in all, merging the m = count(ab) occurrences of ab gains about m (log(N ratio) - 1) when
+  the pair is rare next to its pieces, so ranking by the ratio leaves out the factor m, and ranks a
+  pair seen once as high as one seen a thousand times;
+- ``"frequency"``: the largest count(ab), the rule of byte-pair encoding (BPE), which is what the
+  ``WordPieceTrainer`` of Hugging Face ``tokenizers`` does (it trains a BPE model with the ``##``
+  prefix and keeps only its vocabulary).
+
+:func:`word_counts` turns text into the word counts the learners start from. A learned vocabulary
+splits words with greedy longest-match-first, as BERT's tokenizer does (notebook 07's ``wordpiece``
+exercise).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import Counter, defaultdict
 from typing import Iterable, Mapping, NamedTuple
 
-__all__ = ["PREFIX", "word_counts", "initial_split", "merge_pieces", "pair_scores", "learn_wordpiece",
-           "LearnedVocabulary"]
+__all__ = ["PREFIX", "SCORES", "word_counts", "initial_split", "merge_pieces", "pair_scores", "log_likelihood",
+           "merges_in", "likelihood_gain", "learn_wordpiece", "LearnedVocabulary"]
 
 PREFIX = "##"  # marks a piece that continues a word
-SCORES = ("likelihood", "frequency")
+SCORES = ("likelihood", "ratio", "frequency")  # the merge rules of learn_wordpiece
 
 Split = tuple[str, ...]  # one word as pieces, e.g. ("l", "##o", "##w")
 Pair = tuple[str, str]
@@ -76,6 +87,51 @@ def pair_scores(splits: Mapping[Split, int]) -> dict[Pair, float]:
     return {(a, b): n / (pieces[a] * pieces[b]) for (a, b), n in pairs.items()}
 
 
+def log_likelihood(piece_counts: Mapping[str, int]) -> float:
+    """Log-likelihood (nats) of a split text under the unigram model of its pieces: sum of c log(c / N).
+
+    ``piece_counts``: how often each piece occurs (N: their sum). Each piece is drawn independently
+    with probability c / N, the maximum-likelihood unigram model of the text as it is split.
+    """
+    total = sum(piece_counts.values())
+    return sum(c * math.log(c / total) for c in piece_counts.values() if c)
+
+
+def merges_in(split: Split, pair: Pair) -> int:
+    """How many times ``pair`` is merged in ``split``, left to right without overlap ("##a ##a ##a": once)."""
+    count, i = 0, 0
+    while i + 1 < len(split):
+        if (split[i], split[i + 1]) == pair:
+            count += 1
+            i += 2
+        else:
+            i += 1
+    return count
+
+
+def _x_log_x(x: float) -> float:
+    return x * math.log(x) if x > 0 else 0.0
+
+
+def likelihood_gain(piece_counts: Mapping[str, int], pair: Pair, merges: int, total: int | None = None) -> float:
+    """The change of :func:`log_likelihood` when ``merges`` occurrences of ``pair`` become one piece each.
+
+    a and b each lose ``merges`` occurrences (a piece merged with itself loses two per merge), the
+    merged piece gains them (it may already occur, made from other pieces), and the text has
+    ``merges`` pieces fewer: only those terms of sum c log c - N log N change. ``total``: N, the sum
+    of ``piece_counts`` (given when known, to save the sum).
+    """
+    a, b = pair
+    total = sum(piece_counts.values()) if total is None else total
+    n_a, n_new = piece_counts.get(a, 0), piece_counts.get(merge_pieces(a, b), 0)
+    if a == b:
+        pieces = _x_log_x(n_a - 2 * merges) - _x_log_x(n_a)
+    else:
+        n_b = piece_counts.get(b, 0)
+        pieces = _x_log_x(n_a - merges) - _x_log_x(n_a) + _x_log_x(n_b - merges) - _x_log_x(n_b)
+    return pieces + _x_log_x(n_new + merges) - _x_log_x(n_new) - _x_log_x(total - merges) + _x_log_x(total)
+
+
 class LearnedVocabulary(NamedTuple):
     """What :func:`learn_wordpiece` returns."""
 
@@ -104,8 +160,10 @@ def learn_wordpiece(counts: Mapping[str, int], vocab_size: int, *, score: str = 
                     special_tokens: Iterable[str] = ("[UNK]",)) -> LearnedVocabulary:
     """Learn a WordPiece vocabulary of ``vocab_size`` tokens (special tokens included) from word counts.
 
-    ``score="likelihood"``: merge the pair with the largest count(ab) / (count(a) count(b)), WordPiece's
-    rule; ``score="frequency"``: the largest count(ab), BPE's rule. Ties go to the more frequent pair,
+    ``score="likelihood"``: merge the pair whose merge raises the unigram log-likelihood of the split
+    text most (:func:`likelihood_gain`), WordPiece's rule; ``score="ratio"``: the largest
+    count(ab) / (count(a) count(b)), its approximation (:func:`pair_scores`); ``score="frequency"``:
+    the largest count(ab), BPE's rule. Ties go to the more frequent pair,
     then to the pair whose pieces joined the vocabulary first (the alphabet is ordered single letters
     first, then the '##' ones, each alphabetically; merged pieces follow in the order they were made),
     as Hugging Face's trainer breaks them: the result depends on nothing but the counts. Learning
@@ -125,6 +183,7 @@ def learn_wordpiece(counts: Mapping[str, int], vocab_size: int, *, score: str = 
 
     piece_count: Counter = Counter()              # piece -> occurrences in the split text
     pair_count: Counter = Counter()               # (a, b) -> occurrences of a directly followed by b
+    self_merges: Counter = Counter()              # (a, a) -> how many times merging it would merge (no overlap)
     words_with: dict[Pair, set[str]] = defaultdict(set)  # (a, b) -> the words where it occurs
 
     def tally(word: str, sign: int) -> None:
@@ -140,14 +199,22 @@ def learn_wordpiece(counts: Mapping[str, int], vocab_size: int, *, score: str = 
                 del pair_count[pair]  # no longer occurs: never a candidate
             elif sign > 0:
                 words_with[pair].add(word)
+        for pair in {pair for pair in zip(split, split[1:]) if pair[0] == pair[1]}:
+            self_merges[pair] += merges_in(tuple(split), pair) * counts[word] * sign
+            if not self_merges[pair]:
+                del self_merges[pair]
 
     for word in splits:
         tally(word, +1)
 
     def best_pair() -> Pair:
         """The pair with the best score; a tie goes to the more frequent pair, then to the earlier pieces."""
-        if score == "likelihood":
+        if score == "ratio":
             value = {(a, b): n / (piece_count[a] * piece_count[b]) for (a, b), n in pair_count.items()}
+        elif score == "likelihood":
+            total = sum(piece_count.values())
+            value = {(a, b): likelihood_gain(piece_count, (a, b), self_merges[a, b] if a == b else n, total)
+                     for (a, b), n in pair_count.items()}
         else:
             value = pair_count
         top = max(value.values())

@@ -1,5 +1,5 @@
-"""The check of ``pair_scores(splits)``, WordPiece's merge score (notebook 07): every pair's score against exact
-fractions ``count(ab) / (count(a) count(b))``, counted position by position.
+"""The check of ``pair_scores(splits)``, the ratio score that approximates WordPiece's likelihood rule (notebook 07):
+every pair's score against exact fractions ``count(ab) / (count(a) count(b))``, counted position by position.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from course_lib.checks.common import WRITE_IT_YOURSELF
 from course_lib.grading.answers import AnswerError, Banned, Variant, call_answer, case_note, describe_value, report_pass
 
 # ---------------------------------------------------------------------------
-# pair_scores(splits): WordPiece's merge score
+# pair_scores(splits): the ratio score, WordPiece's likelihood rule approximated
 
 #: the lecture-style corpus of the notebook: four words, split into characters, with their counts
 LOW_NEWEST = {("l", "##o", "##w"): 5, ("l", "##o", "##w", "##e", "##r"): 2,
@@ -89,7 +89,7 @@ def pair_scores_mistakes() -> list[Variant]:
         return Variant(name, message, compute)
     return [
         v("frequency", "your scores are the pair counts count(ab): that is BPE's rule (merge the most frequent pair); "
-          "WordPiece divides by count(a) * count(b).", denominator="none"),
+          "this score divides by count(a) * count(b).", denominator="none"),
         v("sum", "you divide count(ab) by count(a) + count(b); the score divides by the product count(a) * count(b).",
           denominator="sum"),
         v("first_only", "you divide count(ab) by count(a) only; the score divides by count(a) * count(b).",
@@ -117,7 +117,23 @@ def pair_scores_mistakes() -> list[Variant]:
           "one too.", skip_last_piece=True),
         v("log", "your values are the logarithms of the scores; return count(ab) / (count(a) * count(b)) itself.",
           transform=lambda x: math.log(x) if x > 0 else -math.inf),
+        Variant("likelihood_gain", "your values are the log-likelihood gains of the merges (the rule the ratio "
+                "approximates); this exercise asks for the ratio count(ab) / (count(a) * count(b)) itself.",
+                _likelihood_gains),
     ]
+
+
+def _likelihood_gains(splits: dict) -> dict:
+    """{(a, b): the gain in unigram log-likelihood of merging a b everywhere}: the rule the ratio approximates."""
+    from course_lib.wordpiece import likelihood_gain, merges_in
+
+    pieces: Counter = Counter()
+    for split, count in splits.items():
+        for piece in split:
+            pieces[piece] += count
+    pairs = {pair for split in splits for pair in zip(split, split[1:])}
+    return {pair: likelihood_gain(pieces, pair, sum(merges_in(tuple(split), pair) * count
+                                                    for split, count in splits.items())) for pair in pairs}
 
 
 def pair_score_corpora(seed: int = 0, count: int = 2) -> list[dict]:

@@ -130,27 +130,37 @@ print("same as the tokenizer:", mine == tokenizer.tokenize(sentence))
 #
 # 1. split every word of the training text into characters, every character after the first with
 #    `##`: "lower" becomes `l ##o ##w ##e ##r`; the vocabulary starts as these characters;
-# 2. give every pair of neighbouring pieces (a, b) the score
+# 2. for every pair of neighbouring pieces (a, b), work out how much merging it everywhere would
+#    raise the **likelihood** of the training text under the simplest model of its pieces, a
+#    unigram model: each piece drawn independently with its relative frequency count(p)/N, where
+#    count(p) is how often the piece p occurs in the split text and N the number of pieces, so
 #
-#    $$\text{score}(a, b) = \frac{\text{count}(ab)}{\text{count}(a)\cdot\text{count}(b)}$$
+#    $$\log L = \sum_p \text{count}(p)\,\log\frac{\text{count}(p)}{N};$$
 #
-#    where count(a) is how often the piece a occurs in the split text and count(ab) how often a is
-#    directly followed by b inside a word;
-# 3. merge the pair with the highest score into one piece everywhere (`l` + `##o` becomes `lo`,
-#    `##o` + `##w` becomes `##ow`: the `##` of the second piece is dropped) and add the new piece
-#    to the vocabulary;
+# 3. merge the pair with the largest gain in $\log L$ into one piece everywhere (`l` + `##o` becomes
+#    `lo`, `##o` + `##w` becomes `##ow`: the `##` of the second piece is dropped) and add the new
+#    piece to the vocabulary;
 # 4. repeat from 2 until the vocabulary has the size you want.
 #
-# count(ab)/N is how often the pair occurs among the N pieces of the text; (count(a)/N)(count(b)/N)
-# is how often it would occur if a and b were placed independently. The score is their ratio (up to
-# the constant N): it is high when a and b are rarely seen apart, which is when one merged piece
-# describes the text best. Counting alone (merge the most frequent pair) is the rule of BPE,
-# byte-pair encoding; it would first merge common pairs such as `##e ##s` whose pieces are frequent
-# everywhere anyway.
+# The exact gain needs the counts after the merge. A short cut, the score that Hugging Face's NLP
+# course gives for WordPiece, is the ratio
+#
+# $$\text{score}(a, b) = \frac{\text{count}(ab)}{\text{count}(a)\cdot\text{count}(b)}$$
+#
+# where count(ab) is how often a is directly followed by b inside a word. count(ab)/N is how often
+# the pair occurs among the N pieces; (count(a)/N)(count(b)/N) is how often it would occur if a and
+# b were placed independently; the score is their ratio (up to the constant N), high when a and b
+# are rarely seen apart. It is an **approximation**: when the pair is rare next to its pieces, each
+# of its count(ab) merged occurrences raises $\log L$ by about $\log(N\cdot\text{score}(a, b)) - 1$,
+# so the gain is about count(ab) times that. The ratio ranks pairs by the gain *per occurrence* and
+# leaves out the factor count(ab): a pair seen once can score as high as a pair seen a thousand
+# times. Counting alone (merge the most frequent pair) is the rule of BPE, byte-pair encoding; it
+# would first merge common pairs such as `##e ##s` whose pieces are frequent everywhere anyway. You
+# will compute the ratio, then compare all three rules on real text.
 #
 # Write `pair_scores(splits)`. `splits` is a dict from a split word, a tuple of pieces such as
 # `("l", "##o", "##w")`, to how many times that word occurs in the text. Return a dict from every
-# pair `(a, b)` of neighbouring pieces (a tuple of two strings) to its score (a float). Count every
+# pair `(a, b)` of neighbouring pieces (a tuple of two strings) to its ratio score (a float). Count every
 # occurrence: a piece or a pair that occurs twice in a word counts twice, and a word that occurs 5
 # times counts 5 times. For the four words below, count(##e) = 2 + 2·6 + 3 = 17, count(##s) = 9 and
 # count(##e ##s) = 9, so score(##e, ##s) = 9 / (17 · 9) = 1/17; `##i` and `##d` occur only together,
@@ -187,8 +197,11 @@ checks.check_pair_scores(pair_scores, corpora=checks.pair_score_corpora(seed=3, 
 # times, because their pieces never occur apart, while `##e ##s` and `##s ##t` (9 times each) score
 # low: `##e` is everywhere. Learning a vocabulary is this step again and again: merge the best pair, count, score,
 # merge. `course_lib.wordpiece.learn_wordpiece` does it (it updates the counts of the words that
-# changed instead of counting everything again); with `score="frequency"` it merges the most
-# frequent pair instead, BPE's rule. The merges of each, in order:
+# changed instead of counting everything again), with one of three rules: `score="ratio"`, your
+# score; `score="likelihood"`, the exact gain in $\log L$ of each merge
+# (`course_lib.wordpiece.likelihood_gain`, tested against $\log L$ recomputed from scratch before and
+# after every possible merge); `score="frequency"`, the most frequent pair, BPE's rule. The merges
+# of each, in order:
 
 # %% [demo]
 from course_lib.wordpiece import learn_wordpiece, merge_pieces, word_counts
@@ -198,16 +211,16 @@ splits = {("l", "##o", "##w"): 5, ("l", "##o", "##w", "##e", "##r"): 2,
 for (a, b), score in sorted(pair_scores(splits).items(), key=lambda item: -item[1])[:5]:
     print(f"{a:>3} {b:<4} score {score:.4f}")
 toy = {"".join(piece.removeprefix("##") for piece in split): n for split, n in splits.items()}  # {"low": 5, ...}
-for rule in ("likelihood", "frequency"):
+for rule in ("ratio", "likelihood", "frequency"):
     learned = learn_wordpiece(toy, vocab_size=18, score=rule)  # [UNK], 11 characters, 6 merges
     print(f"{rule:>10} merges: " + ", ".join(merge_pieces(a, b) for a, b in learned.merges))
 
 # %% [markdown]
 # **On real text, and against Hugging Face's trainer.** The words of the standard library's
 # docstrings (the course's prose corpus of `course_lib.data`; every fourth module, to keep this fast),
-# a vocabulary of 300 pieces: about 50 characters (`a`, ..., `##a`, ...) and 250 merges. Beside it,
-# the vocabulary that the `WordPieceTrainer` of Hugging Face `tokenizers` learns from the same words
-# with the same size, and our learner with BPE's frequency rule. (A tie between pairs of equal score
+# a vocabulary of 300 pieces: about 50 characters (`a`, ..., `##a`, ...) and 250 merges, learned by
+# each of the three rules. Beside them, the vocabulary that the `WordPieceTrainer` of Hugging Face
+# `tokenizers` learns from the same words with the same size. (A tie between pairs of equal score
 # goes to the more frequent pair, then to the pair whose pieces joined the vocabulary first.)
 
 # %% [demo]
@@ -221,8 +234,9 @@ held_out_text = [sentence for path in modules[::10] for sentence in module_sente
 counts = word_counts(train_text)  # Counter: lower-cased word (letters a-z) -> how often it occurs
 VOCAB_SIZE = 300
 started = time.perf_counter()
-learned = {"likelihood": learn_wordpiece(counts, VOCAB_SIZE), "frequency": learn_wordpiece(counts, VOCAB_SIZE,
-                                                                                           score="frequency")}
+RULES = {"ratio": "ratio count(ab) / (count(a) count(b))", "likelihood": "likelihood gain",
+         "frequency": "frequency count(ab), BPE"}
+learned = {rule: learn_wordpiece(counts, VOCAB_SIZE, score=rule) for rule in RULES}
 seconds = time.perf_counter() - started
 hf = Tokenizer(models.WordPiece(unk_token="[UNK]"))
 hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()  # our words, so that both learners count the same words
@@ -230,7 +244,7 @@ hf.train_from_iterator([" ".join(re.findall(r"[a-z]+", text.lower())) for text i
                        trainers.WordPieceTrainer(vocab_size=VOCAB_SIZE, special_tokens=["[UNK]"], show_progress=False))
 hf_order = sorted(hf.get_vocab(), key=hf.get_vocab().get)  # the order in which the trainer added them
 hf_vocab = set(hf_order)
-print(f"{sum(counts.values()):,} words ({len(counts):,} different); both of our vocabularies in {seconds:.1f} s")
+print(f"{sum(counts.values()):,} words ({len(counts):,} different); our three vocabularies in {seconds:.1f} s")
 for rule, result in learned.items():
     print(f"ours, {rule} rule: {len(set(result.tokens) & hf_vocab)} of {VOCAB_SIZE} tokens also in HF's vocabulary")
     print("   first merges:", ", ".join(merge_pieces(a, b) for a, b in result.merges[:14]))
@@ -242,8 +256,7 @@ print("HF WordPieceTrainer, first merges:", ", ".join([t for t in hf_order[1:] i
 # %% [demo]
 plt.figure(figsize=(7.5, 3))
 for rule, result in learned.items():
-    plt.plot(result.pair_counts, ".", markersize=3, label=f"{rule}: count(ab) / (count(a) count(b))"
-             if rule == "likelihood" else f"{rule}: count(ab) (BPE)")
+    plt.plot(result.pair_counts, ".", markersize=3, label=RULES[rule])
 plt.yscale("log")
 plt.xlabel("merge number")
 plt.ylabel("count(ab) in the training words")
@@ -259,20 +272,36 @@ plt.show()
 
 # %% [demo]
 held_out = word_counts(held_out_text)
-vocabularies = {"ours (likelihood)": set(learned["likelihood"].tokens),
-                "ours (frequency)": set(learned["frequency"].tokens),
+vocabularies = {**{f"ours ({rule})": set(result.tokens) for rule, result in learned.items()},
                 "HF WordPieceTrainer": hf_vocab, "BERT, 30522 pieces": vocab}
 total = sum(held_out.values())
+tokens_per_word = {}
 for name, pieces in vocabularies.items():
     split_words = {word: wordpiece(word, pieces) for word in held_out}
-    per_word = sum(len(split_words[word]) * n for word, n in held_out.items()) / total
+    tokens_per_word[name] = sum(len(split_words[word]) * n for word, n in held_out.items()) / total
     unknown = sum(n for word, n in held_out.items() if split_words[word] == ["[UNK]"]) / total
-    print(f"{name:>20}: {per_word:.2f} tokens per word, {unknown:.2%} of the words [UNK]")
+    print(f"{name:>20}: {tokens_per_word[name]:.2f} tokens per word, {unknown:.2%} of the words [UNK]")
 same = all(wordpiece(word, hf_vocab) == [t.value for t in hf.model.tokenize(word)] for word in held_out)
 print(f"your wordpiece with HF's vocabulary = HF's own WordPiece model, on all {len(held_out):,} words: {same}")
 for word in ["returning", "subprocess", "directories", "unicode", "tokenisation"]:
-    print(f"{word:>13}: ours {' '.join(wordpiece(word, vocabularies['ours (likelihood)']))}"
-          f"   HF {' '.join(wordpiece(word, hf_vocab))}")
+    print(f"{word:>13}: " + "   ".join(f"{rule} {' '.join(wordpiece(word, set(result.tokens)))}"
+                                       for rule, result in learned.items()))
+
+from IPython.display import Markdown, display
+
+ratio, gain, bpe = (tokens_per_word[f"ours ({rule})"] for rule in ("ratio", "likelihood", "frequency"))
+seen_once = {rule: sum(n == 1 for n in result.pair_counts) for rule, result in learned.items()}
+display(Markdown(
+    f"On the held-out words the ratio rule needs {ratio:.2f} tokens per word, the likelihood rule {gain:.2f} and "
+    f"BPE's frequency rule {bpe:.2f}. Of the {len(learned['ratio'].merges)} merges, the ratio rule spends "
+    f"{seen_once['ratio']} on pairs seen once, the likelihood rule {seen_once['likelihood']}, BPE "
+    f"{seen_once['frequency']}. "
+    + (f"So the ratio's extra tokens ({ratio - bpe:.2f} per word more than BPE) are the approximation's doing, not "
+       f"the likelihood rule's: the exact gain, which counts every occurrence of the pair, ends "
+       f"{abs(gain - bpe):.2f} tokens per word {'above' if gain > bpe else 'below'} BPE."
+       if abs(gain - bpe) < abs(ratio - bpe) / 2 else
+       f"Here the exact likelihood rule is no closer to BPE than the ratio: {gain - bpe:+.2f} tokens per word "
+       f"against {ratio - bpe:+.2f}.")))
 
 # %% [markdown]
 # **Why the two vocabularies differ.** Hugging Face's `WordPieceTrainer` does not use the WordPiece
@@ -286,20 +315,19 @@ for word in ["returning", "subprocess", "directories", "unicode", "tokenisation"
 # splits words (and `decoders.WordPiece`, which glues `##` pieces back into words when decoding), not
 # how the vocabulary is learned. The cells above show it by behaviour as well: our learner with the
 # frequency rule, breaking ties as HF's trainer does (the pair whose pieces joined the vocabulary
-# first), finds HF's vocabulary token for token, while the likelihood rule shares little more than
-# the alphabet with it.
+# first), finds HF's vocabulary token for token (the counts of shared tokens above).
 #
-# Where the two rules part: the frequency rule starts with what most words share (`th`, `the`,
-# `##er`, `##ing`); the likelihood rule starts with pieces that are seldom apart (`##bj` from
-# "object", `ex`, `qu`), and soon with rarities such as `gz` or `xb`: a pair whose two pieces occur
-# once each, and only together, scores 1, the highest score there is, however rare the pair. With
-# only about 250 merges, spending them on rarities costs a lot: held-out words need about twice as
-# many tokens, and common words such as "returning" stay split into letters (the counts above; in
-# the figure, many of the likelihood rule's merges join pairs seen once, while BPE's join pairs seen
-# 50 to 2000 times). (The trainer behind BERT's vocabulary was never published. Schuster and
-# Nakajima's WordPiece picks the merge that most increases the likelihood of a language model of the
-# text, which also weighs a pair by how often it occurs; the ratio above is the simplified score
-# that Hugging Face's NLP course gives for WordPiece.)
+# Where the rules part: the frequency rule starts with what most words share (`th`, `the`, `##er`,
+# `##ing`); the ratio starts with pieces that are seldom apart (`##bj` from "object", `ex`, `qu`),
+# and soon with rarities such as `gz` or `xb`: a pair whose two pieces occur once each, and only
+# together, scores 1, the highest ratio there is, however rare the pair. That is the factor
+# count(ab) that the ratio leaves out of the likelihood gain: merging a pair seen once removes one
+# piece from the text, merging a pair seen a thousand times removes a thousand. The exact rule
+# weighs both, how often the pair occurs and how seldom its pieces occur apart, so its first merges
+# (printed above) are common pairs, like BPE's, with a preference for pairs that belong together.
+# With only about 250 merges, spending them on rarities costs a lot, which is what the sentence
+# under the counts measures. (The trainer behind BERT's vocabulary was never published; Schuster and
+# Nakajima describe the likelihood rule, with a language model of the text as the likelihood.)
 
 # %% [markdown]
 # ## 2. Two sentences in one input
@@ -1084,9 +1112,11 @@ print(f"DistilBERT is {1 - sizes['DistilBERT'] / sizes['BERT-base']:.0%} smaller
 #
 # - WordPiece splits each word greedily, longest piece first, with `##` on continuations; a word
 #   that cannot be split is one [UNK].
-# - A WordPiece vocabulary is learned by merging pieces, the pair with the best
-#   count(ab) / (count(a) count(b)) first. Hugging Face's `WordPieceTrainer` merges the most frequent
-#   pair instead (BPE's rule); with a small vocabulary its pieces split new words into fewer tokens.
+# - A WordPiece vocabulary is learned by merging pieces, each time the pair whose merge most raises
+#   the likelihood of the text (here under a unigram model of the pieces). The ratio
+#   count(ab) / (count(a) count(b)) approximates that gain per occurrence of the pair and leaves out
+#   how often the pair occurs, so it spends merges on rare pairs; section 1 compares the three rules
+#   on held-out words. Hugging Face's `WordPieceTrainer` merges the most frequent pair (BPE's rule).
 # - BERT's input is `[CLS] A [SEP] B [SEP]` with segment ids 0 and 1; its embedding is word +
 #   position + segment, then LayerNorm.
 # - Pretraining: 15% of the tokens are selected, 80% of them become [MASK], 10% random, 10%

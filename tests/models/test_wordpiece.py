@@ -1,14 +1,18 @@
-"""course_lib.wordpiece: merges derived by hand, the score formula, determinism, and BPE's rule against
-Hugging Face's WordPieceTrainer (which trains BPE with the '##' prefix)."""
+"""course_lib.wordpiece: merges derived by hand, the ratio score formula, the likelihood gain against the corpus
+log-likelihood computed from scratch, determinism, and BPE's rule against Hugging Face's WordPieceTrainer (which
+trains BPE with the '##' prefix)."""
+import math
 import random
 import re
+from collections import Counter
 from fractions import Fraction
 
 import pytest
 
 from course_lib import data
 from course_lib.checks.bert import exact_pair_scores, pair_score_corpora, plain_wordpiece
-from course_lib.wordpiece import (initial_split, learn_wordpiece, merge_pieces, pair_scores, word_counts)
+from course_lib.wordpiece import (initial_split, learn_wordpiece, likelihood_gain, log_likelihood, merge_pieces,
+                                  merges_in, pair_scores, word_counts)
 
 #: Sennrich et al.'s BPE example; split into characters:
 #:   low     l ##o ##w               x5
@@ -50,7 +54,7 @@ def test_merges_derived_by_hand():
     2. wi ##d: 3/(3*3) = 1/3.   3. l ##o: 7/(7*7) = 1/7 beats ##s ##t: 9/(9*9) = 1/9.
     4. ##s ##t: 1/9 beats lo ##w: 7/(7*13) = 1/13.   5. lo ##w: 1/13 beats every pair with ##e (x/(17 x) = 1/17).
     6. six pairs tie at 1/17 (##e ##r, n ##e, ##e ##w, ##w ##e, ##e ##st, wid ##e); ##e ##st occurs most (9)."""
-    learned = learn_wordpiece(LOW, vocab_size=1 + len(ALPHABET) + 6)
+    learned = learn_wordpiece(LOW, vocab_size=1 + len(ALPHABET) + 6, score="ratio")
     assert learned.merges == [("w", "##i"), ("wi", "##d"), ("l", "##o"), ("##s", "##t"), ("lo", "##w"),
                               ("##e", "##st")]
     assert learned.tokens == ["[UNK]"] + ALPHABET + ["wi", "wid", "lo", "##st", "low", "##est"]
@@ -72,12 +76,86 @@ def test_overlapping_pairs_merge_left_to_right():
     assert learned.merges[0] == ("##a", "##a") and learned.merges[1] == ("b", "##aa")
     assert learned.tokens[-1] == "baaa"
     # the likelihood rule: b ##a scores 1/(1*3) = 1/3, ##a ##a 2/(3*3) = 2/9
-    assert learn_wordpiece({"baaa": 1}, vocab_size=10).merges[0] == ("b", "##a")
+    assert learn_wordpiece({"baaa": 1}, vocab_size=10, score="ratio").merges[0] == ("b", "##a")
 
 
 def test_learning_stops_when_every_word_is_one_piece():
-    learned = learn_wordpiece({"ab": 4}, vocab_size=100)
-    assert learned.tokens == ["[UNK]", "a", "##b", "ab"] and learned.merges == [("a", "##b")]
+    for rule in ("likelihood", "ratio", "frequency"):
+        learned = learn_wordpiece({"ab": 4}, vocab_size=100, score=rule)
+        assert learned.tokens == ["[UNK]", "a", "##b", "ab"] and learned.merges == [("a", "##b")]
+
+
+def merged(split, pair):
+    out, i = [], 0
+    while i < len(split):
+        if i + 1 < len(split) and (split[i], split[i + 1]) == pair:
+            out.append(merge_pieces(*pair))
+            i += 2
+        else:
+            out.append(split[i])
+            i += 1
+    return out
+
+
+def corpus_log_likelihood(splits):
+    """Sum over every piece occurrence of log(its relative frequency): the unigram model fitted to the split text."""
+    pieces = Counter()
+    for split, n in splits.items():
+        for piece in split:
+            pieces[piece] += n
+    total = sum(pieces.values())
+    return sum(n * math.log(pieces[piece] / total) for split, n in splits.items() for piece in split)
+
+
+def brute_force_gains(splits):
+    """{pair: log-likelihood after merging it everywhere - before}, each merge applied and everything recounted."""
+    before = corpus_log_likelihood(splits)
+    pairs = {pair for split in splits for pair in zip(split, split[1:])}
+    gains = {}
+    for pair in pairs:
+        after = Counter()
+        for split, n in splits.items():
+            after[tuple(merged(list(split), pair))] += n
+        gains[pair] = corpus_log_likelihood(after) - before
+    return gains
+
+
+def test_likelihood_gain_is_the_change_of_the_corpus_log_likelihood():
+    corpora = [{initial_split(w): n for w, n in LOW.items()}, *pair_score_corpora(seed=5, count=3),
+               {("b", "##a", "##a", "##a"): 2, ("##a", "##a"): 3, ("a", "##b"): 1, ("ab",): 4, ("a",): 2}]
+    for splits in corpora:
+        pieces = Counter()
+        for split, n in splits.items():
+            for piece in split:
+                pieces[piece] += n
+        assert log_likelihood(pieces) == pytest.approx(corpus_log_likelihood(splits), rel=1e-12)
+        for pair, gain in brute_force_gains(splits).items():
+            merges = sum(merges_in(split, pair) * n for split, n in splits.items())
+            assert likelihood_gain(pieces, pair, merges) == pytest.approx(gain, rel=1e-9, abs=1e-9), pair
+    # "##a ##a ##a" merges once (left to right, no overlap), "ab" made from a + ##b adds to the "ab" already there
+    assert merges_in(("b", "##a", "##a", "##a"), ("##a", "##a")) == 1
+
+
+def test_ratio_is_the_gain_per_occurrence_when_the_pair_is_rare():
+    """m merges of a pair whose pieces are far more common: gain ~ m (log(N m / (count(a) count(b))) - 1)."""
+    pieces = {"a": 20_000, "##b": 30_000, "c": 150_000}
+    total = sum(pieces.values())
+    for m in (3, 10, 40):
+        ratio = m / (pieces["a"] * pieces["##b"])
+        approx = m * (math.log(total * ratio) - 1)
+        assert likelihood_gain(pieces, ("a", "##b"), m) == pytest.approx(approx, rel=0.01)
+
+
+def test_likelihood_rule_merges_the_best_brute_force_gain_each_time():
+    counts = some_words(("bisect",))
+    learned = learn_wordpiece(counts, vocab_size=len({p for w in counts for p in initial_split(w)}) + 6,
+                              score="likelihood")
+    assert len(learned.merges) == 5
+    splits = {initial_split(w): n for w, n in counts.items()}
+    for pair in learned.merges:
+        gains = brute_force_gains(splits)
+        assert gains[pair] == pytest.approx(max(gains.values()), rel=1e-9)
+        splits = {tuple(merged(list(s), pair)): n for s, n in splits.items()}
 
 
 def naive_learn(counts, vocab_size):
@@ -121,17 +199,18 @@ def some_words(names=("textwrap", "string", "bisect")):
 def test_bookkeeping_equals_scoring_from_scratch():
     counts = some_words()
     assert 200 < len(counts) < 3000
-    learned = learn_wordpiece(counts, vocab_size=120)
+    learned = learn_wordpiece(counts, vocab_size=120, score="ratio")
     assert (learned.tokens, learned.merges) == naive_learn(counts, 120)
 
 
 def test_deterministic_whatever_the_order_of_the_words():
     counts = some_words(("argparse", "textwrap"))
-    first = learn_wordpiece(counts, 200)
     items = list(counts.items())
     random.Random(0).shuffle(items)
-    assert learn_wordpiece(dict(items), 200) == first
-    assert learn_wordpiece(counts, 200) == first
+    for rule in ("likelihood", "ratio"):
+        first = learn_wordpiece(counts, 200, score=rule)
+        assert learn_wordpiece(dict(items), 200, score=rule) == first
+        assert learn_wordpiece(counts, 200, score=rule) == first
 
 
 def test_frequency_rule_reproduces_hugging_faces_wordpiece_trainer():
@@ -147,10 +226,10 @@ def test_frequency_rule_reproduces_hugging_faces_wordpiece_trainer():
                            trainers.WordPieceTrainer(vocab_size=300, special_tokens=["[UNK]"], show_progress=False))
     theirs = set(hf.get_vocab())
     bpe = set(learn_wordpiece(counts, 300, score="frequency").tokens)
-    wordpiece = set(learn_wordpiece(counts, 300).tokens)
+    wordpiece = set(learn_wordpiece(counts, 300, score="ratio").tokens)
     assert len(theirs) == len(bpe) == 300
     assert len(theirs & bpe) >= 295
-    assert len(theirs & wordpiece) < 150  # the likelihood rule learns other pieces
+    assert len(theirs & wordpiece) < 150  # the ratio rule learns other pieces
     # and HF's WordPiece model splits words greedily, longest match first, with the vocabulary alone
     for word in list(counts)[:300]:
         assert [t.value for t in hf.model.tokenize(word)] == plain_wordpiece(word, theirs)
@@ -158,10 +237,11 @@ def test_frequency_rule_reproduces_hugging_faces_wordpiece_trainer():
 
 def test_every_training_word_splits_without_unk():
     counts = some_words()
-    vocab = set(learn_wordpiece(counts, 150).tokens)
-    for word in counts:
-        pieces = plain_wordpiece(word, vocab)
-        assert "[UNK]" not in pieces and "".join(p.removeprefix("##") for p in pieces) == word
+    for rule in ("likelihood", "ratio"):
+        vocab = set(learn_wordpiece(counts, 150, score=rule).tokens)
+        for word in counts:
+            pieces = plain_wordpiece(word, vocab)
+            assert "[UNK]" not in pieces and "".join(p.removeprefix("##") for p in pieces) == word
 
 
 @pytest.mark.parametrize("args,kwargs,message", [

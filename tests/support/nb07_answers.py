@@ -149,6 +149,35 @@ def albert_source(full="V * H", factorised="V * E + E * H"):
 
 WRONG = [
     Wrong("pairs_frequency", "pair_scores", pair_scores_source(score="n"), "check_pair_scores", "BPE's rule"),
+    Wrong("pairs_likelihood_gain", "pair_scores", '''def pair_scores(splits):
+    import math
+    pieces, merges = {}, {}
+    for split, count in splits.items():
+        for piece in split:
+            pieces[piece] = pieces.get(piece, 0) + count
+        for pair in set(zip(split, split[1:])):
+            k, i = 0, 0
+            while i + 1 < len(split):  # left to right, no overlap
+                if (split[i], split[i + 1]) == pair:
+                    k, i = k + 1, i + 2
+                else:
+                    i += 1
+            merges[pair] = merges.get(pair, 0) + k * count
+    total = sum(pieces.values())
+
+    def xlogx(x):
+        return x * math.log(x) if x > 0 else 0.0
+
+    scores = {}
+    for (a, b), m in merges.items():
+        change = {a: -m}
+        change[b] = change.get(b, 0) - m
+        new = a + b.removeprefix("##")
+        change[new] = change.get(new, 0) + m
+        gain = sum(xlogx(pieces.get(p, 0) + d) - xlogx(pieces.get(p, 0)) for p, d in change.items())
+        scores[a, b] = gain - xlogx(total - m) + xlogx(total)
+    return scores
+''', "check_pair_scores", "log-likelihood gains of the merges"),
     Wrong("pairs_sum", "pair_scores", pair_scores_source(score="n / (pieces[a] + pieces[b])"), "check_pair_scores",
           "count(a) + count(b)"),
     Wrong("pairs_unweighted", "pair_scores", pair_scores_source(piece_weight="1", pair_weight="1"), "check_pair_scores",
