@@ -26,6 +26,8 @@ from .course import LECTURES, resolve_assignment
 
 DECKS = LECTURES / "html"
 REVEAL = DECKS / "reveal.js"
+#: the deck loads nothing: its scripts, styles, figures and fonts are all in the page
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 
@@ -62,13 +64,13 @@ def cell_seconds(cell) -> float | None:
     return (end - start).total_seconds()
 
 
-def run_lecture(name: str, timeout: int = 120, env: dict | None = None) -> tuple[nbformat.NotebookNode, float]:
+def run_lecture(name: str, timeout: int = 120) -> tuple[nbformat.NotebookNode, float]:
     """The lecture executed top to bottom in lectures/ (widget state kept); returns it and the wall seconds.
 
     A cell that raises stops the run (nbclient's CellExecutionError)."""
     nb = nbformat.read(lecture_path(name), as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
-                            resources={"metadata": {"path": str(LECTURES)}}, **({"env": env} if env else {}))
+                            resources={"metadata": {"path": str(LECTURES)}})
     start = time.perf_counter()
     client.execute()
     return nb, time.perf_counter() - start
@@ -136,7 +138,7 @@ def deck_html(nb: nbformat.NotebookNode, title: str) -> str:
 <html lang="en">
 <head>
 <meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; font-src data:">
+<meta http-equiv="Content-Security-Policy" content="{CSP}">
 <title>{html.escape(title)} (lecture slides)</title>
 <style>{_inline(REVEAL / "reveal.css")}</style>
 <style>{_inline(REVEAL / "white.css")}</style>

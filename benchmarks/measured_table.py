@@ -60,6 +60,19 @@ def cluster_lines(run: dict | None) -> list[str]:
     return lines
 
 
+def lecture_lines(run: dict | None) -> list[str]:
+    """Every lecture run top to bottom at its own pace (``benchmarks/lectures.py``): its slowest cell and its total."""
+    if not run:
+        return []
+    lines = ["", f"Every lecture (`lectures/`, at the lecture's pace: training demos stop after a moment) run top to "
+                 f"bottom by a kernel (`benchmarks/lectures.py`, {ran_on(run['meta'])}); budgets: each cell "
+                 f"≤ {seconds(run['cell_budget_s'])}, each lecture ≤ {seconds(run['lecture_budget_s'])}:", "",
+             "| lecture | cells | slowest cell | whole lecture | within |", "|---|---:|---:|---:|---|"]
+    lines += [f"| {r['name']} | {r['cells']} | {seconds(r['slowest_cell_s'])} | {seconds(r['total_s'])} | "
+              f"{'yes' if r['within'] else 'NO'} |" for r in run["lectures"]]
+    return lines
+
+
 def render() -> str:
     """The section's lines between the markers (empty results say how to make them)."""
     latest, lines = load("latest"), []
@@ -82,6 +95,7 @@ def render() -> str:
         lines.append(f"| {m['model']}: {m['metric']} against the exact floor {m['floor']} | "
                      f"≤ {FFNN_ABOVE_FLOOR:.0%} above | "
                      f"{m['value']} ({m['ratio_to_floor'] - 1:+.1%}) | | {'yes' if m['ok'] else 'NO'} |")
+    lines += lecture_lines(load("lectures"))
     wrong = load("wrong_answers")
     if wrong:
         lines += ["", f"Grading the blind sets' wrong answers (`benchmarks/wrong_answers.py`, "

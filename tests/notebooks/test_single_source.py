@@ -93,3 +93,39 @@ def test_lecture_options_and_slides_from_a_source(tmp_path):
     source.write_text(source.read_text().replace("slide=fragment", "slide=sideways"), encoding="utf-8")
     with pytest.raises(SourceError, match="slide= takes"):
         build_lecture(source)
+
+
+#: the decks' moments, each a computed slide of its own in its lecture: (lecture, a line of its code cell)
+MOMENTS = [
+    ("03", "def show_gradients"),          # the vanishing-gradient plot with its slider
+    ("04", "checks.slide_inputs()"),        # the forget-gate example
+    ("05", "words = checks.WORDS"),         # "Computers are thinking machines"
+    ("05", "si_words = checks.SPACE_INVADER_WORDS"),  # "I am space invader"
+    ("05", "checks.BROWN_DOG_ROWS"),        # the "brown dog" rows
+    ("05", "viz.attention_heatmap"),        # an attention heat map
+    ("06", 'comparison["task"]["example"]'),  # the encoder-decoder's cross-attention heat maps
+    ("07", "def show_similarities"),        # "bank" per layer, with its widget
+]
+
+
+def slide_groups(nb: dict) -> list[list[dict]]:
+    """The lecture's cells cut where a slide or subslide starts."""
+    groups: list[list[dict]] = []
+    for cell in nb["cells"]:
+        if not groups or cell["metadata"]["slideshow"]["slide_type"] in ("slide", "subslide"):
+            groups.append([])
+        groups[-1].append(cell)
+    return groups
+
+
+@pytest.mark.parametrize("lecture, line", MOMENTS, ids=[f"{n}-{line[:24]}" for n, line in MOMENTS])
+def test_each_moment_of_the_decks_is_a_slide_of_its_own(lecture, line):
+    path = next(LECTURES.glob(f"{lecture}_*.ipynb"))
+    groups = slide_groups(json.loads(path.read_text(encoding="utf-8")))
+    holding = [g for g in groups if any(c["cell_type"] == "code" and line in c["source"] for c in g)]
+    assert holding, f"{path.name} has no code cell with {line!r}"
+    group = holding[0]
+    others = [other for n, other in MOMENTS if other != line and n == lecture
+              and any(other in c["source"] for c in group)]
+    assert not others, f"{line!r} shares its slide with {others}"
+    assert sum(c["cell_type"] == "code" for c in group) <= 3, f"{line!r} is on a crowded slide"

@@ -1,0 +1,60 @@
+"""Time every lecture notebook (lectures/NN_name.ipynb) top to bottom: its slowest cell and its total.
+
+    python benchmarks/lectures.py [NN ...]
+
+Each lecture runs as the lecturer's kernel runs it (nbclient, in lectures/, the lecture's own pace:
+``COURSE_FAST=1`` unless the environment sets it), one after the other. The budgets are the design's: every
+cell within 10 s and a whole lecture within 60 s on a 2-core CPU. Results go to
+benchmarks/results/lectures.json (with the date, the machine and its load); ``python
+benchmarks/measured_table.py --write`` shows them in the README. Exit 1 when a lecture is over budget.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "benchmarks"))
+sys.path.insert(0, str(REPO))
+from results_file import machine, save  # noqa: E402
+
+from autograder.course import assignments  # noqa: E402
+from autograder.lecture_deck import cell_seconds, run_lecture  # noqa: E402
+
+LECTURE_CELL_S = 10.0  # one lecture cell, on a 2-core CPU
+LECTURE_S = 60.0  # one whole lecture
+
+
+def time_lecture(name: str) -> dict:
+    nb, total = run_lecture(name)
+    code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
+    seconds = [(cell_seconds(c) or 0.0, i) for i, c in code]
+    slowest, index = max(seconds)
+    first_line = next((line for line in nb.cells[index].source.splitlines()
+                       if line.strip() and not line.startswith(("import os", "os.environ"))), "")
+    return {"name": name, "total_s": round(total, 1), "cells": len(code), "slowest_cell_s": round(slowest, 2),
+            "slowest_cell": index, "slowest_cell_starts": first_line[:80],
+            "within": slowest <= LECTURE_CELL_S and total <= LECTURE_S}
+
+
+def main(argv: list[str]) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    names = [n for n in assignments() if not argv or any(n.startswith(a) for a in argv)]
+    meta = machine()
+    lectures = []
+    for name in names:
+        row = time_lecture(name)
+        lectures.append(row)
+        print(f"{name}: {row['total_s']:.1f} s in all, slowest cell {row['slowest_cell_s']:.1f} s "
+              f"(cell {row['slowest_cell']}: {row['slowest_cell_starts']!r})", flush=True)
+    meta["load_1min_after"] = machine()["load_1min"]
+    path = save("lectures", {"cell_budget_s": LECTURE_CELL_S, "lecture_budget_s": LECTURE_S,
+                             "course_fast": os.environ.get("COURSE_FAST", "1 (the lectures' own)"),
+                             "lectures": lectures}, meta)
+    print(f"wrote {path}")
+    return 0 if all(row["within"] for row in lectures) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
