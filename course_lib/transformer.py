@@ -311,11 +311,31 @@ class DecoderBlock(nn.Module):
     def forward(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None, *,
                 key_padding_mask: torch.Tensor | None = None, memory_mask: torch.Tensor | None = None,
                 memory_key_padding_mask: torch.Tensor | None = None) -> torch.Tensor:
+        return self.forward_with_cross_weights(x, memory, mask, key_padding_mask=key_padding_mask,
+                                               memory_mask=memory_mask,
+                                               memory_key_padding_mask=memory_key_padding_mask,
+                                               need_weights=False)[0]
+
+    def forward_with_cross_weights(self, x: torch.Tensor, memory: torch.Tensor, mask: torch.Tensor | None = None, *,
+                                   key_padding_mask: torch.Tensor | None = None,
+                                   memory_mask: torch.Tensor | None = None,
+                                   memory_key_padding_mask: torch.Tensor | None = None,
+                                   need_weights: bool = True) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """The block's output (B, T, d_model) and its cross-attention weights (B, h, T, S): where each
+        output position looked in the memory (None with ``need_weights=False``)."""
         x = self.self_attention_add_norm(x, lambda h: self.self_attention(h, h, h, mask,
                                                                           key_padding_mask=key_padding_mask)[0])
-        x = self.cross_attention_add_norm(x, lambda h: self.cross_attention(
-            h, memory, memory, memory_mask, key_padding_mask=memory_key_padding_mask)[0])
-        return self.feed_forward_add_norm(x, self.feed_forward)  # (B, T, d_model)
+        cross_weights = None
+
+        def cross_attend(h: torch.Tensor) -> torch.Tensor:
+            nonlocal cross_weights
+            out, cross_weights = self.cross_attention(h, memory, memory, memory_mask,
+                                                      key_padding_mask=memory_key_padding_mask,
+                                                      need_weights=need_weights)
+            return out
+
+        x = self.cross_attention_add_norm(x, cross_attend)
+        return self.feed_forward_add_norm(x, self.feed_forward), cross_weights  # (B, T, d_model), (B, h, T, S)
 
 
 # ---------------------------------------------------------------------------
