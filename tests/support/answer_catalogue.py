@@ -17,7 +17,8 @@ class Wrong:
     also_fails: tuple = ()  # later value cells computed with the wrong helper (they build on it)
 
 
-ANSWER_MODULES = ["nb01_answers", "nb02_answers", "nb03_answers", "nb04_answers", "nb05_answers", "nb06_answers", "nb07_answers"]
+ANSWER_MODULES = ["nb01_answers", "nb02_answers", "nb03_answers", "nb04_answers", "nb05_answers", "nb06_answers", "nb07_answers",
+                  "nb08_answers"]
 
 
 def answer_modules():
