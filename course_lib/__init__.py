@@ -21,6 +21,7 @@ Models
 - ``seq2seq``: an encoder-decoder GRU whose decoder attends over the encoder's states with a given score
   function (dot, scaled dot, bilinear, additive); the reversal task.
 - ``transformer``: positional encoding, multi-head attention, blocks, a decoder-only LM.
+- ``encoder_decoder``: the whole Transformer (encoder, decoder, cross-attention) on the reversal task.
 - ``bert``: BERT's embeddings, encoder and pretraining heads, the pretrained MiniLM, fill-mask.
 - ``bert_pretrain``: the script that pretrains the course's small BERT on docstrings.
 - ``wordpiece``: learning a WordPiece vocabulary from text by likelihood merges (or by frequency, as BPE).
@@ -29,6 +30,7 @@ Instruments
 - ``gradients``: the gradient-through-time instrument (vanishing and exploding gradients).
 - ``interpret``: which units of a trained character LSTM track which property of the text.
 - ``complexity``: how a layer's time and memory grow with the sequence length.
+- ``output_layer``: the output layer's cost against the vocabulary size, and the sampled softmax.
 - ``compare``: every language model of the course on one character corpus, one training budget each.
 - ``viz``: small plotting helpers shared by the notebooks.
 - ``attention_view``: bertviz's attention views, working offline.
