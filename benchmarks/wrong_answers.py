@@ -26,11 +26,12 @@ sys.path[:0] = [str(REPO / "tests" / "checks" / "blind"), str(REPO / "tests" / "
 from budgets import SUBMISSION_S  # noqa: E402
 from autograder.cells import answers, with_answers  # noqa: E402
 from class_of_200 import grade  # noqa: E402
-from measure import NOTEBOOKS, blind_module  # noqa: E402
+from measure import blind_module, numbers_in  # noqa: E402
 from results_file import save  # noqa: E402
 
 NAMES = {"01": "01_ngrams", "02": "02_ffnn_lm", "03": "03_rnn_vanishing", "04": "04_lstm",
-         "05": "05_self_attention", "06": "06_transformer", "07": "07_bert"}
+         "05": "05_self_attention", "06": "06_transformer", "07": "07_bert",
+         "08": "08_bert_tasks"}
 
 
 def make_submissions(number: str, folder: Path) -> int:
@@ -49,7 +50,7 @@ def make_submissions(number: str, folder: Path) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("notebooks", nargs="*", default=NOTEBOOKS)
+    parser.add_argument("notebooks", nargs="*", default=numbers_in("blind"))
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     print("| notebook | wrong answers | in a worker: solution s, mean / max | wrong answer s, mean / max | "

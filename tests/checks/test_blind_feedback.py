@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow  # 591 wrong answers and 70 styles through their c
 
 #: the share of each blind set whose feedback names the mistake
 NAMED_FLOOR = 0.90
-SETS = ["blind", "blind_holdout", "blind_third"]
+SETS = ["blind", "blind_holdout", "blind_third", "blind_fifth"]
 #: wrong answers no check can catch, with the reason
 PASSES_UNCAUGHT = {
     ("07", "nsp_returns_tensors"): "tensors of the right ids work wherever the lists do; the check accepts either",
@@ -44,7 +44,7 @@ def outcomes(folder, number):
     return _results[folder, number]
 
 
-EACH = [pytest.param(folder, number, id=f"{folder}-{number}") for folder in SETS for number in measure.NOTEBOOKS]
+EACH = [pytest.param(folder, number, id=f"{folder}-{number}") for folder in SETS for number in measure.numbers_in(folder)]
 
 
 @pytest.mark.parametrize("folder,number", EACH)
@@ -77,10 +77,12 @@ def test_alternatives_pass(folder, number, capsys):
 def test_feedback_names_the_blind_mistakes(folder):
     named = total = 0
     lines = []
-    for number in measure.NOTEBOOKS:
+    for number in measure.numbers_in(folder):
         found, _ = outcomes(folder, number)
         n = sum(o.named for o in found)
         lines.append(f"{number}: {n} of {len(found)}")
         named, total = named + n, total + len(found)
     print("; ".join(lines), f"; all: {named} of {total}")
+    if not total:
+        pytest.skip(f"tests/checks/{folder}/ has no blind answers yet")
     assert named / total >= NAMED_FLOOR, f"the feedback names {named} of {total}: {'; '.join(lines)}"
