@@ -1,4 +1,5 @@
-"""Checks for notebook 02 (the feed-forward neural language model).
+"""Checks for notebook 02 (the feed-forward neural language model; word2vec's checks, in
+:mod:`~course_lib.checks.ffnn_skipgram`, are re-exported here).
 
 References are PyTorch's own functions (``F.one_hot``, ``F.embedding``, ``F.linear``,
 ``F.cross_entropy``, ``F.cosine_similarity``) or plain loops written here, never
@@ -14,6 +15,9 @@ import torch.nn.functional as F
 
 import course_lib.ffnn as course_ffnn
 from course_lib.checks.common import SOFTMAX_BUILTINS, WRITE_IT_YOURSELF, device_for_checks, random_tensor
+from course_lib.checks.ffnn_skipgram import (  # section 11's checks (word2vec) are the notebook's too
+    check_draw_negatives, check_negative_distribution, check_sgns_loss, check_skipgram_pairs, sgns_inputs,
+    sgns_reference)
 from course_lib.grading.answers import (
     AnswerError,
     Banned,
@@ -469,4 +473,6 @@ def _check_one_twin(nearest_neighbours: Callable, E: torch.Tensor, word_id: int,
 
 
 __all__ = ["check_make_windows", "check_one_hot", "check_ffnn_forward", "check_cross_entropy",
-           "check_nearest_neighbours", "random_ffnn_parameters", "lecture_ids", "LECTURE_VOCAB"]
+           "check_nearest_neighbours", "random_ffnn_parameters", "lecture_ids", "LECTURE_VOCAB",
+           "check_skipgram_pairs", "check_negative_distribution", "check_draw_negatives", "check_sgns_loss",
+           "sgns_inputs", "sgns_reference"]

@@ -30,6 +30,9 @@
 # 5. train it on the cat/dog world until its perplexity is within a few percent of the exact floor;
 # 6. compare it with n-gram models on contexts and word combinations they never saw;
 # 7. look inside the learned embeddings (`nearest_neighbours`), and train on real English.
+# 8. learn embeddings the word2vec way, from which words occur near which (`skipgram_pairs`,
+#    `negative_distribution`, `draw_negatives`, `sgns_loss`), and compare them with gensim's and with a
+#    pretrained model's.
 #
 # **How the exercises work.** Cells that say `# YOUR CODE HERE` / `raise NotImplementedError()`
 # are yours. The read-only cell after each exercise, starting with `"""Check my answer ..."""`, prints
@@ -44,7 +47,7 @@ import time
 import ipywidgets as widgets
 import matplotlib.pyplot as plt
 import torch
-import torch.nn.functional as F  # noqa: F401 (for the students' answers)
+import torch.nn.functional as F
 
 from course_lib import data, viz
 from course_lib.checks import ffnn as checks
@@ -567,6 +570,324 @@ widgets.interact(compare_models,
 # not merely unseen" (or an equivalent argument about maximum likelihood on consistent evidence).
 
 # %% [markdown]
+# ## 11. Static word embeddings: word2vec
+#
+# The FFNN learned its embeddings as a by-product: they were whatever helped it predict the next
+# word. The lecture's **distributional hypothesis** (Harris 1954, Firth 1957: "a word is characterized
+# by the company it keeps") suggests a cheaper way to get them. If meaning shows in the contexts a word
+# occurs in, train the embeddings on exactly that: *which words occur near which*.
+#
+# **Word2vec's skip-gram** (Mikolov et al. 2013) does it with no hidden layer and no softmax over the
+# vocabulary. Every word $w$ has two vectors: $v_w$ when it is the **center** word and $u_w$ when it is
+# a **context** word. For a center word $c$ and a word $o$ found within `window` positions of it, the
+# model should say "yes, these occur together", and for $k$ random **negative** words $n_1, \dots, n_k$
+# it should say "no". With $\sigma(x) = 1 / (1 + e^{-x})$ the loss of one pair is
+#
+# $$\ell(c, o) = -\log \sigma(u_o \cdot v_c) \;-\; \sum_{i=1}^{k} \log \sigma(-u_{n_i} \cdot v_c)$$
+#
+# a logistic regression that tells real context words from noise: **skip-gram with negative
+# sampling** (SGNS). Its $v$ vectors are the word embeddings. You will write it in four parts: the
+# training pairs, the distribution the negatives come from, drawing them, and the loss.
+#
+# ### 11a. Training pairs
+#
+# Each word of a sentence is a center once, paired with every word up to `window` positions before and
+# after it. With `window = 1`, "open the file" (ids 7, 3, 9) gives the pairs (7, 3), (3, 7), (3, 9)
+# and (9, 3): the words at the ends have fewer neighbours, and no word is paired with itself at its own
+# position (the *same word* at another position is a real context: in "the file and the path" the
+# two "the" are two words).
+#
+# Write `skipgram_pairs(ids, window)`: for one sentence of word ids, a list of `(center, context)`
+# pairs of ints, for every center position and every context position within `window` of it. The
+# order of the pairs does not matter (training shuffles them). (`course_lib.skipgram` is switched off
+# while this is graded.)
+
+# %% [answer] id=skipgram_pairs
+def skipgram_pairs(ids, window):
+    """[(center id, context id), ...]: each word with every word up to window positions before and after it."""
+    ### BEGIN SOLUTION
+    pairs = []
+    for i, center in enumerate(ids):
+        for j in range(max(0, i - window), min(len(ids), i + window + 1)):
+            if j != i:
+                pairs.append((center, ids[j]))
+    return pairs
+    ### END SOLUTION
+
+# %% [tests] id=check_skipgram_pairs points=1
+"""Check my answer: windows 1, 2 and 3 on sentences of 1 to 7 words, one with a repeated word."""
+checks.check_skipgram_pairs(skipgram_pairs)
+### BEGIN HIDDEN TESTS
+checks.check_skipgram_pairs(skipgram_pairs, windows=(4, 2), sentences=[[0, 1, 0, 1, 0, 2], [6, 6], [1, 2, 3, 4, 5]])
+### END HIDDEN TESTS
+
+# %% [markdown]
+# The corpus is section 9's docstrings, as word2vec sees text: lower-case words of letters only, and
+# words seen fewer than 5 times dropped from the sentences (`course_lib.skipgram.corpus_words`). The
+# pairs of the whole corpus come from the course's `skipgram_pairs`, which does what yours does for a
+# list of sentences and returns an (N, 2) tensor.
+
+# %% [demo]
+import course_lib.skipgram as sg
+
+WINDOW = 2
+sg_sentences, sg_vocab, sg_counts = sg.corpus_words(doc_train_text, min_count=5)
+sg_index = {w: i for i, w in enumerate(sg_vocab)}
+sg_ids = [[sg_index[w] for w in s] for s in sg_sentences]
+sg_pairs = sg.skipgram_pairs(sg_ids, WINDOW)  # (N, 2): center, context
+print(f"{len(sg_vocab)} words seen at least 5 times, {int(sg_counts.sum())} words of text, "
+      f"{len(sg_pairs)} (center, context) pairs with a window of {WINDOW}")
+example = sg_sentences[5][:6]
+print(" ".join(example), "->", [(a, b) for a, b in ((sg_vocab[c], sg_vocab[o])
+                                                   for c, o in skipgram_pairs([sg_index[w] for w in example], 1))][:6])
+
+# %% [markdown]
+# ### 11b. Where the negatives come from
+#
+# The negatives are drawn from the **unigram distribution** (each word's share of the text), but
+# raised to the power $3/4$ and renormalised:
+#
+# $$P_n(w) = \frac{\text{count}(w)^{3/4}}{\sum_{w'} \text{count}(w')^{3/4}}$$
+#
+# The power flattens the distribution: "the" is drawn a little less often than its share of the text,
+# rare words more often, so the model also learns to reject them. (Mikolov et al. found $3/4$ worked
+# best; it is a tuned constant, not a law.)
+#
+# Write `negative_distribution(counts)`: `counts` is an integer tensor (V,) of word counts; return a
+# float tensor (V,) of probabilities that sums to 1.
+
+# %% [answer] id=negative_distribution
+def negative_distribution(counts):
+    """(V,) float probabilities: count ** 0.75, renormalised to sum to 1."""
+    ### BEGIN SOLUTION
+    weights = counts.double() ** 0.75  # (V,)
+    return weights / weights.sum()
+    ### END SOLUTION
+
+# %% [tests] id=check_negative_distribution points=1
+"""Check my answer: three sets of counts, one with a word counted 0 times."""
+checks.check_negative_distribution(negative_distribution)
+### BEGIN HIDDEN TESTS
+checks.check_negative_distribution(negative_distribution, counts=[[7, 7, 7, 1], [1000, 1, 0, 0, 30]])
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Drawing is then one call of `torch.multinomial(probs, n, replacement=True)`, which returns `n`
+# indices, each index `i` drawn with probability `probs[i]`. **With** replacement: a frequent word may
+# well be drawn twice as a negative for the same pair.
+#
+# Write `draw_negatives(distribution, num_pairs, k)`: a long tensor of shape (num_pairs, k), one row of
+# k word ids for each pair, drawn independently from `distribution` (the output of
+# `negative_distribution`, already powered: do not raise it again). The check draws 100 000 words and
+# compares how often each comes out with its probability.
+
+# %% [answer] id=draw_negatives
+def draw_negatives(distribution, num_pairs, k):
+    """(num_pairs, k) word ids, each drawn with probability distribution[id], with replacement."""
+    ### BEGIN SOLUTION
+    drawn = torch.multinomial(distribution, num_pairs * k, replacement=True)  # (num_pairs * k,)
+    return drawn.view(num_pairs, k)
+    ### END SOLUTION
+
+# %% [tests] id=check_draw_negatives points=1
+"""Check my answer: 20000 pairs with 5 negatives each, counted word by word."""
+checks.check_draw_negatives(draw_negatives)
+### BEGIN HIDDEN TESTS
+checks.check_draw_negatives(draw_negatives, distribution=[0.0, 0.6, 0.1, 0.3], num_pairs=9000, k=7)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# On the docstrings, the power changes the shares like this:
+
+# %% [demo]
+unigram = sg_counts / sg_counts.sum()
+powered = negative_distribution(sg_counts)
+rare = sg_counts < 10
+for word in ["the", "file", "thread", sg_vocab[-1]]:
+    i = sg_index[word]
+    print(f"{word:>10}: {100 * unigram[i]:6.3f}% of the text, {100 * powered[i]:6.3f}% of the negatives")
+print(f"the {int(rare.sum())} words seen fewer than 10 times: {100 * unigram[rare].sum():.1f}% of the text, "
+      f"{100 * powered[rare].sum():.1f}% of the negatives")
+drawn = draw_negatives(powered, 2000, 5)
+print("10 negatives drawn:", " ".join(sg_vocab[i] for i in drawn.flatten()[:10].tolist()))
+
+# %% [markdown]
+# ### 11c. The loss
+#
+# For a batch of $B$ pairs, the model looks up `v_center` (B, d) $= v_c$, `u_context` (B, d) $= u_o$ and
+# `u_negative` (B, k, d), the $u$ vectors of each pair's k negatives. The loss is the mean over the batch
+# of $\ell(c, o)$ above: the negative terms are **summed** over the k negatives, the pairs are
+# **averaged**.
+#
+# Compute $\log \sigma(x)$ with `F.logsigmoid(x)`, not `torch.log(torch.sigmoid(x))`: for a score of
+# $-200$, $\sigma$ rounds to 0 in float32 and its log is $-\infty$; `logsigmoid` never forms $\sigma(x)$
+# (it is the log-sum-exp trick of section 5 once more: $\log \sigma(x) = -\log(1 + e^{-x})$). Note the
+# minus sign inside the second $\sigma$: a negative word should score *low*.
+#
+# Write `sgns_loss(v_center, u_context, u_negative)`, returning a 0-dimensional tensor that carries
+# gradients. (`F.binary_cross_entropy_with_logits`, which the check compares with, and the other
+# binary cross-entropies are switched off while this is graded.) Hint: `(u_negative * v_center[:, None,
+# :]).sum(-1)` or `torch.bmm` gives the (B, k) scores.
+
+# %% [answer] id=sgns_loss
+def sgns_loss(v_center, u_context, u_negative):
+    """Mean over the batch of -log sigma(u_o . v_c) - sum_k log sigma(-u_k . v_c)."""
+    ### BEGIN SOLUTION
+    positive = (u_context * v_center).sum(-1)  # (B,): u_o . v_c
+    negative = (u_negative * v_center[:, None, :]).sum(-1)  # (B, k): u_k . v_c
+    return -(F.logsigmoid(positive) + F.logsigmoid(-negative).sum(-1)).mean()
+    ### END SOLUTION
+
+# %% [tests] id=check_sgns_loss points=2
+"""Check my answer: against F.binary_cross_entropy_with_logits, also for scores of a few hundred, and its gradient."""
+checks.check_sgns_loss(sgns_loss)
+### BEGIN HIDDEN TESTS
+checks.check_sgns_loss(sgns_loss, batch=1, k=6, dim=3, seed=4)
+checks.check_sgns_loss(sgns_loss, batch=7, k=1, dim=8, seed=5, dtype=torch.float64)
+### END HIDDEN TESTS
+
+# %% [markdown]
+# Why is this a sensible loss? Read it as binary classification: the context word is labelled 1, each
+# negative 0, the score $u \cdot v_c$ is a logit. Your loss is the binary cross-entropy of that, and
+# the course's `SkipGram` model computes the same on a batch of real pairs:
+
+# %% [demo]
+torch.manual_seed(0)
+sg_model = sg.SkipGram(len(sg_vocab), 50)
+torch.nn.init.normal_(sg_model.context.weight, std=0.1)  # not trained: random u vectors, for the comparison only
+batch = sg_pairs[:256]
+negatives = draw_negatives(powered, len(batch), 5)
+with torch.no_grad():
+    mine = sgns_loss(sg_model.center(batch[:, 0]), sg_model.context(batch[:, 1]), sg_model.context(negatives))
+    theirs = sg_model(batch[:, 0], batch[:, 1], negatives)
+print(f"your sgns_loss {mine.item():.5f} | SkipGram's loss {theirs.item():.5f} | (1 + k) log 2 = "
+      f"{6 * math.log(2):.5f}, the loss when every score is 0")
+
+# %% [markdown]
+# ### 11d. Training, and gensim as the reference
+#
+# `course_lib.skipgram.train_skipgram` shuffles the pairs, draws 5 negatives per pair, and takes Adam
+# steps on batches of the loss you wrote. The reference is **gensim**'s `Word2Vec`, the standard
+# implementation (C code, plain SGD with a decaying learning rate, one pair at a time), given the same
+# sentences and the same settings: skip-gram (`sg=1`), the same window, dimension, number of negatives
+# and epochs, no down-sampling of frequent words (`sample=0`, which gensim would otherwise do by
+# default), a fixed window (`shrink_windows=False`), one worker thread and a seed, so that its result is
+# the same on every run.
+
+# %% [demo]
+DIM, NEGATIVES, EPOCHS = 50, 5, 3
+sg_model, sg_history = sg.train_skipgram(sg_pairs, sg_counts, dim=DIM, negatives=NEGATIVES, epochs=EPOCHS,
+                                         batch_size=2048, lr=1e-2, device=device)
+print(f"course SkipGram: {sg_history.pairs} pairs in {sg_history.seconds:.1f} s on {device}; mean loss per epoch",
+      [round(x, 3) for x in sg_history.epoch_loss])
+
+from gensim.models import Word2Vec  # only this section needs gensim
+
+start = time.perf_counter()
+w2v = Word2Vec(sg_sentences, vector_size=DIM, window=WINDOW, negative=NEGATIVES, epochs=EPOCHS, sg=1, min_count=1,
+               sample=0, shrink_windows=False, workers=1, seed=0)
+gensim_seconds = time.perf_counter() - start
+E_ours = sg_model.embeddings()  # (V, d): the center vectors v
+E_gensim = torch.tensor(w2v.wv.vectors[[w2v.wv.key_to_index[w] for w in sg_vocab]])  # (V, d), rows in our order
+print(f"gensim Word2Vec: {gensim_seconds:.1f} s on one CPU thread")
+
+# %% [markdown]
+# ### 11e. Neighbours
+#
+# Your `nearest_neighbours` from section 8 works on any embedding table. Side by side, the five nearest
+# words of a few words in the two models:
+
+# %% [demo]
+for word in ["file", "directory", "thread", "socket", "true", "read", "string", "error"]:
+    ours = [sg_vocab[i] for i in nearest_neighbours(E_ours, sg_index[word], 5)]
+    theirs = [sg_vocab[i] for i in nearest_neighbours(E_gensim, sg_index[word], 5)]
+    print(f"{word:>10} | ours: {', '.join(ours):<48} | gensim: {', '.join(theirs)}")
+
+# %% [markdown]
+# Two models trained differently (Adam on batches vs SGD one pair at a time, other random numbers)
+# cannot give the same vectors, and the coordinates mean nothing on their own; what should agree is
+# who is near whom. Measure it: for each of the 300 most frequent words, the share of its 10 nearest
+# neighbours that both models list. Two unrelated tables would share about $10/(V-1)$ of them by chance.
+
+# %% [demo]
+TOP, K = 300, 10
+overlap = sum(len(set(nearest_neighbours(E_ours, i, K)) & set(nearest_neighbours(E_gensim, i, K)))
+              for i in range(TOP)) / (TOP * K)
+chance = K / (len(sg_vocab) - 1)
+print(f"neighbour overlap of the two models: {100 * overlap:.1f}% of the 10 nearest neighbours "
+      f"(chance: {100 * chance:.2f}%)")
+
+# %% [markdown]
+# ### 11f. Analogies, and what a small corpus cannot do
+#
+# Mikolov et al.'s famous result: on embeddings trained on billions of words, *king* − *man* +
+# *woman* lands nearest to *queen*. Such an analogy "a is to b as c is to ?" is answered with the word
+# whose vector is most cosine-similar to $v_b - v_a + v_c$, leaving out a, b and c themselves
+# (`sg.analogy`; gensim's `most_similar(positive=[b, c], negative=[a])` is the same).
+#
+# There is no king or queen in the docstrings, so we build analogies from the corpus' own
+# vocabulary: pairs of frequent words whose plural or other form with *-s*, *-ed* or *-ing* is in the
+# vocabulary too ("file : files :: name : names", "return : returned :: call : called"), every ordered
+# pair of two such pairs (`sg.suffix_analogies`).
+
+# %% [demo]
+quads = sg.suffix_analogies(sg_vocab)
+quad_ids = [tuple(sg_index[w] for w in q) for q in quads]
+acc_ours, acc_gensim = sg.analogy_accuracy(E_ours, quad_ids), sg.analogy_accuracy(E_gensim, quad_ids)
+print(f"{len(quads)} analogies; right: ours {100 * acc_ours:.1f}%, gensim {100 * acc_gensim:.1f}% "
+      f"(chance: {100 / (len(sg_vocab) - 3):.2f}%)")
+for a, b, c, d in quads[::60]:
+    guess = sg_vocab[sg.analogy(E_ours, sg_index[a], sg_index[b], sg_index[c])]
+    print(f"  {a} : {b} :: {c} : ?  ->  {guess:<12} ({'right' if guess == d else 'wanted ' + d})")
+
+# %% [markdown]
+# Both models get most of these analogies wrong. The numbers are far above chance, so the vectors do hold
+# some of the regularity, but about 70 000 words of text is a few ten-thousandths of what word2vec's
+# analogies were shown on (billions of words): the offset from *file* to *files* is estimated from a few
+# hundred occurrences and is drowned in noise. Neighbours need much less data than analogies.
+#
+# A picture of a few groups of words, projected on their two main directions as in section 8 (the same
+# words in both models; a PCA's axes may come out flipped or rotated between models, so compare which
+# words sit together, not where):
+
+# %% [demo]
+groups = ["file", "files", "directory", "path", "thread", "threads", "lock", "process", "true", "false", "none",
+          "read", "write", "open", "close", "string", "bytes", "integer", "list", "tuple", "dict"]
+fig, axes = plt.subplots(1, 2, figsize=(13, 5.5))
+for ax, E, name in [(axes[0], E_ours, "course SkipGram"), (axes[1], E_gensim, "gensim Word2Vec")]:
+    viz.embedding_projection(E[[sg_index[w] for w in groups]], groups, title=f"{name} (PCA)", ax=ax)
+plt.tight_layout()
+plt.show()
+
+# %% [markdown]
+# ### 11g. One vector per word: the foil for contextual embeddings
+#
+# Word2vec gives every word **one** vector, whatever the sentence: a *type-based* (static) embedding, in
+# the lecture's words, like Bengio's. A word with several senses gets one vector that mixes them. A
+# large pretrained model shows this clearly. The first layer of MiniLM (the BERT model of notebook 07)
+# is a static embedding table too: one row of 384 numbers per WordPiece token, looked up before any
+# layer has read the sentence. Its nearest neighbours among the whole-word tokens:
+
+# %% [demo]
+table, tokens = sg.minilm_word_embeddings()  # (30522, 384), the pretrained model's input embeddings
+whole = [i for i, t in enumerate(tokens) if t.isalpha()]
+E_minilm, minilm_words = table[whole], [tokens[i] for i in whole]
+for word in ["bank", "apple"]:
+    print(f"{word:>6}:", ", ".join(minilm_words[i] for i in nearest_neighbours(E_minilm, minilm_words.index(word), 10)))
+unit = E_minilm / E_minilm.norm(dim=-1, keepdim=True)
+for word, senses in [("bank", ["money", "river"]), ("apple", ["iphone", "fruit"])]:
+    ranks = (unit @ unit[minilm_words.index(word)]).argsort(descending=True).tolist()
+    print(f"{word}: " + ", ".join(f"'{s}' is neighbour number {ranks.index(minilm_words.index(s))}" for s in senses))
+
+# %% [markdown]
+# The table puts "bank" among money words: its river sense, rarer in the text MiniLM learned from, is
+# averaged away (look how far down "river" comes). "apple" is a company and a fruit at once. One vector
+# per word cannot tell *"the bank of the river"* from *"the bank raised its rates"*; a model that reads
+# the sentence can. That is notebook 07: the same table is MiniLM's first step, and its layers then
+# give "bank" a different vector in every sentence (a *token-based*, contextual embedding), which you
+# will measure layer by layer.
+
+# %% [markdown]
 # ## Summary
 #
 # - An embedding lookup `E[ids]` is a one-hot vector times a matrix, without building the vector.
@@ -576,6 +897,10 @@ widgets.interact(compare_models,
 # - On the cat/dog world the FFNN gets within a few percent of the exact entropy floor, where the
 #   trigram cannot; on contexts it never saw it stays sensible where the 6-gram gives up.
 # - The embeddings organise themselves: cat near dog, walking near running.
+# - Word2vec's skip-gram with negative sampling learns embeddings from (center, context) pairs alone:
+#   $-\log\sigma(u_o \cdot v_c) - \sum_k \log\sigma(-u_{n_k} \cdot v_c)$, negatives drawn from the unigram
+#   distribution to the power 3/4. Neighbours come out well even on a small corpus; analogies need far more
+#   text. Every word gets one vector, whatever its sense in a sentence.
 #
 # Its weakness is the fixed window: a word outside the last $n-1$ is invisible. Notebook 03 removes
 # the window with a **recurrent** network that carries a state along the whole sentence.

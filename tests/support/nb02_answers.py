@@ -138,9 +138,144 @@ WRONG = [
           "check_nearest_neighbours", "Euclidean"),
 ]
 
+_PAIRS = '''def skipgram_pairs(ids, window):
+    pairs = []
+    for i in range({centers}):
+        for j in range({lo}, {hi}):
+            if {keep}:
+                pairs.append((ids[i], ids[j]))
+    return pairs
+'''
+
+
+def pairs_source(centers="len(ids)", lo="max(0, i - window)", hi="min(len(ids), i + window + 1)", keep="j != i"):
+    return _PAIRS.format(centers=centers, lo=lo, hi=hi, keep=keep)
+
+
+_SGNS = '''def sgns_loss(v_center, u_context, u_negative):
+    positive = (u_context * v_center).sum(-1)
+    negative = {negative}
+    per_pair = {per_pair}
+    return {ret}
+'''
+
+
+def sgns_source(negative="(u_negative * v_center[:, None, :]).sum(-1)",
+                per_pair="-F.logsigmoid(positive) - F.logsigmoid(-negative).sum(-1)", ret="per_pair.mean()"):
+    return _SGNS.format(negative=negative, per_pair=per_pair, ret=ret)
+
+
+WRONG += [
+    Wrong("pairs_with_itself", "skipgram_pairs", pairs_source(keep="True"), "check_skipgram_pairs",
+          "itself at its own position"),
+    Wrong("pairs_skip_equal_ids", "skipgram_pairs", pairs_source(keep="ids[j] != ids[i]"), "check_skipgram_pairs",
+          "only the center's own position"),
+    Wrong("pairs_window_too_wide", "skipgram_pairs",
+          pairs_source(lo="max(0, i - window - 1)", hi="min(len(ids), i + window + 2)"), "check_skipgram_pairs",
+          "window off by one"),
+    Wrong("pairs_window_too_narrow", "skipgram_pairs",
+          pairs_source(lo="max(0, i - window + 1)", hi="min(len(ids), i + window)"), "check_skipgram_pairs",
+          "window off by one"),
+    Wrong("pairs_right_short", "skipgram_pairs", pairs_source(hi="min(len(ids), i + window)"), "check_skipgram_pairs",
+          "one word less to the right"),
+    Wrong("pairs_after_only", "skipgram_pairs", pairs_source(lo="i + 1"), "check_skipgram_pairs",
+          "only pair each word with the words after it"),
+    Wrong("pairs_full_windows_only", "skipgram_pairs",
+          "def skipgram_pairs(ids, window):\n    pairs = []\n    for i in range(window, len(ids) - window):\n"
+          "        for j in range(i - window, i + window + 1):\n            if j != i:\n"
+          "                pairs.append((ids[i], ids[j]))\n    return pairs\n",
+          "check_skipgram_pairs", "missing as centers"),
+    Wrong("dist_no_power", "negative_distribution",
+          "def negative_distribution(counts):\n    return counts.float() / counts.sum()\n",
+          "check_negative_distribution", "raise each count to the 3/4 power"),
+    Wrong("dist_not_renormalised", "negative_distribution",
+          "def negative_distribution(counts):\n    return counts.float() ** 0.75\n",
+          "check_negative_distribution", "renormalise"),
+    Wrong("dist_normalised_first", "negative_distribution",
+          "def negative_distribution(counts):\n    return (counts / counts.sum()) ** 0.75\n",
+          "check_negative_distribution", "normalised before"),
+    Wrong("dist_four_thirds", "negative_distribution",
+          "def negative_distribution(counts):\n    w = counts.double() ** (4 / 3)\n    return w / w.sum()\n",
+          "check_negative_distribution", "power 4/3"),
+    Wrong("dist_integer", "negative_distribution",
+          "def negative_distribution(counts):\n    return counts * 3 // 4\n",
+          "check_negative_distribution", "integers"),
+    Wrong("draw_uniform", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n    return torch.randint(len(distribution), (num_pairs, k))\n",
+          "check_draw_negatives", "probability is 0"),
+    Wrong("draw_transposed", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n"
+          "    return torch.multinomial(distribution, num_pairs * k, replacement=True).view(k, num_pairs)\n",
+          "check_draw_negatives", "(k, num_pairs)"),
+    Wrong("draw_without_replacement", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n"
+          "    return torch.stack([torch.multinomial(distribution, k) for _ in range(num_pairs)])\n",
+          "check_draw_negatives", "without replacement"),
+    Wrong("draw_powered_again", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n    p = distribution ** 0.75\n"
+          "    return torch.multinomial(p / p.sum(), num_pairs * k, replacement=True).view(num_pairs, k)\n",
+          "check_draw_negatives", "3/4 power again"),
+    Wrong("draw_same_row", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n"
+          "    return torch.multinomial(distribution, k, replacement=True).repeat(num_pairs, 1)\n",
+          "check_draw_negatives", "same k negatives"),
+    Wrong("draw_float", "draw_negatives",
+          "def draw_negatives(distribution, num_pairs, k):\n"
+          "    return torch.multinomial(distribution, num_pairs * k, replacement=True).view(num_pairs, k).float()\n",
+          "check_draw_negatives", "integer (long)"),
+    Wrong("sgns_negative_sign", "sgns_loss",
+          sgns_source(per_pair="-F.logsigmoid(positive) - F.logsigmoid(negative).sum(-1)"), "check_sgns_loss",
+          "sign of the negative term"),
+    Wrong("sgns_mean_over_k", "sgns_loss",
+          sgns_source(per_pair="-F.logsigmoid(positive) - F.logsigmoid(-negative).mean(-1)"), "check_sgns_loss",
+          "averaged the k negatives"),
+    Wrong("sgns_sum_over_batch", "sgns_loss", sgns_source(ret="per_pair.sum()"), "check_sgns_loss",
+          "sum over the batch"),
+    Wrong("sgns_no_minus", "sgns_loss", sgns_source(ret="-per_pair.mean()"), "check_sgns_loss", "negative of the right"),
+    Wrong("sgns_per_pair", "sgns_loss", sgns_source(ret="per_pair"), "check_sgns_loss", "not one loss per pair"),
+    Wrong("sgns_unstable", "sgns_loss",
+          sgns_source(per_pair="-torch.log(torch.sigmoid(positive)) - torch.log(torch.sigmoid(-negative)).sum(-1)"),
+          "check_sgns_loss", "F.logsigmoid"),
+    Wrong("sgns_all_centers", "sgns_loss", sgns_source(negative="(u_negative @ v_center.T).sum(-1)"),
+          "check_sgns_loss", "mix the pairs"),
+    Wrong("sgns_no_negatives", "sgns_loss", sgns_source(per_pair="-F.logsigmoid(positive)"), "check_sgns_loss",
+          "negative words' terms are missing"),
+    Wrong("sgns_detached", "sgns_loss", sgns_source(ret="torch.tensor(per_pair.mean().item())"), "check_sgns_loss",
+          "no gradient reaches"),
+]
+
 #: Correct answers in other styles: plain loops, numpy, torch.eye, einsum.
 ALTERNATIVES = {
     "loops": {
+        "skipgram_pairs": '''def skipgram_pairs(ids, window):
+    pairs = []
+    for i, center in enumerate(ids):
+        before = ids[max(0, i - window):i]
+        after = ids[i + 1:i + 1 + window]
+        pairs += [[center, other] for other in before + after]
+    return pairs
+''',
+        "negative_distribution": '''def negative_distribution(counts):
+    powered = [c ** 0.75 for c in counts.tolist()]
+    total = sum(powered)
+    return torch.tensor([p / total for p in powered])
+''',
+        "draw_negatives": '''import random
+def draw_negatives(distribution, num_pairs, k):
+    words = list(range(len(distribution)))
+    weights = distribution.tolist()
+    return torch.tensor([random.choices(words, weights, k=k) for _ in range(num_pairs)])
+''',
+        "sgns_loss": '''import math
+def sgns_loss(v_center, u_context, u_negative):
+    losses = []
+    for v, u, negs in zip(v_center, u_context, u_negative):
+        loss = -torch.nn.functional.logsigmoid(u @ v)
+        for n in negs:
+            loss = loss - torch.nn.functional.logsigmoid(-(n @ v))
+        losses.append(loss)
+    return sum(losses) / len(losses)
+''',
         "make_windows": '''def make_windows(ids, context_size, bos_id, eos_id):
     history = [bos_id] * context_size
     pairs = []
@@ -184,6 +319,28 @@ ALTERNATIVES = {
 ''',
     },
     "vectorised": {
+        "skipgram_pairs": '''def skipgram_pairs(ids, window):
+    ids = torch.tensor(ids, dtype=torch.long)
+    chunks = []
+    for offset in range(1, window + 1):
+        chunks.append(torch.stack([ids[:-offset], ids[offset:]], 1))
+        chunks.append(torch.stack([ids[offset:], ids[:-offset]], 1))
+    return torch.cat(chunks) if len(ids) > 1 else torch.zeros(0, 2, dtype=torch.long)
+''',
+        "negative_distribution": '''import numpy as np
+def negative_distribution(counts):
+    w = np.power(counts.numpy().astype(np.float64), 0.75)
+    return torch.from_numpy(w / w.sum())
+''',
+        "draw_negatives": '''import numpy as np
+def draw_negatives(distribution, num_pairs, k):
+    p = distribution.double().numpy()
+    return torch.from_numpy(np.random.default_rng().choice(len(p), size=(num_pairs, k), p=p / p.sum()))
+''',
+        "sgns_loss": '''def sgns_loss(v_center, u_context, u_negative):
+    scores = torch.bmm(torch.cat([u_context[:, None, :], -u_negative], 1), v_center[:, :, None])[..., 0]  # (B, 1 + k)
+    return torch.nn.functional.softplus(-scores).sum(1).mean()
+''',
         "one_hot": '''def one_hot(ids, vocab_size):
     return torch.eye(vocab_size, device=ids.device)[ids]
 ''',
@@ -237,9 +394,29 @@ CHEATS = [
           "check_ffnn_forward", "switched off"),
 ]
 
+CHEATS += [
+    Wrong("sgns_calls_bce", "sgns_loss",
+          "import torch.nn.functional as F\ndef sgns_loss(v_center, u_context, u_negative):\n"
+          "    logits = torch.cat([(u_context * v_center).sum(-1, keepdim=True),\n"
+          "                        (u_negative * v_center[:, None]).sum(-1)], 1)\n"
+          "    labels = torch.zeros_like(logits)\n    labels[:, 0] = 1\n"
+          "    return F.binary_cross_entropy_with_logits(logits, labels, reduction='none').sum(1).mean()\n",
+          "check_sgns_loss", "switched off"),
+    Wrong("sgns_calls_course_lib", "sgns_loss",
+          "from course_lib.skipgram import sgns_loss as course_loss\n"
+          "def sgns_loss(v_center, u_context, u_negative):\n    return course_loss(v_center, u_context, u_negative)\n",
+          "check_sgns_loss", "switched off"),
+    Wrong("pairs_calls_course_lib", "skipgram_pairs",
+          "import course_lib.skipgram as sg\ndef skipgram_pairs(ids, window):\n"
+          "    return sg.skipgram_pairs([ids], window).tolist()\n",
+          "check_skipgram_pairs", "switched off"),
+]
+
 #: Answer cells replaced by a stub that raises NotImplementedError, and the test cell that must say so.
 STUBS = [("make_windows", "check_make_windows"), ("one_hot", "check_one_hot"), ("ffnn_forward", "check_ffnn_forward"),
-         ("cross_entropy", "check_cross_entropy"), ("nearest_neighbours", "check_nearest_neighbours")]
+         ("cross_entropy", "check_cross_entropy"), ("nearest_neighbours", "check_nearest_neighbours"),
+         ("skipgram_pairs", "check_skipgram_pairs"), ("negative_distribution", "check_negative_distribution"),
+         ("draw_negatives", "check_draw_negatives"), ("sgns_loss", "check_sgns_loss")]
 
 #: An answer cell whose infinite loop costs only its own test cell.
 LOOP = ("nearest_neighbours", "check_nearest_neighbours")
