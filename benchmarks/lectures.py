@@ -1,12 +1,13 @@
 """Time every lecture notebook (lectures/NN_name.ipynb) top to bottom: its slowest cell and its total.
 
-    python benchmarks/lectures.py [NN ...]
+    python benchmarks/lectures.py [NN ...] [--decks]
 
 Each lecture runs as the lecturer's kernel runs it (nbclient, in lectures/, the lecture's own pace:
 ``COURSE_FAST=1`` unless the environment sets it), one after the other. The budgets are the design's: every
 cell within 10 s and a whole lecture within 60 s on a 2-core CPU. Results go to
 benchmarks/results/lectures.json (with the date, the machine and its load); ``python
 benchmarks/measured_table.py --write`` shows them in the README. Exit 1 when a lecture is over budget.
+``--decks`` also writes each executed lecture's static deck (lectures/html/NN_name.slides.html).
 """
 from __future__ import annotations
 
@@ -20,14 +21,17 @@ sys.path.insert(0, str(REPO))
 from results_file import machine, save  # noqa: E402
 
 from autograder.course import assignments  # noqa: E402
-from autograder.lecture_deck import cell_seconds, run_lecture  # noqa: E402
+from autograder.lecture_deck import DECKS, cell_seconds, deck_html, run_lecture  # noqa: E402
 
 LECTURE_CELL_S = 10.0  # one lecture cell, on a 2-core CPU
 LECTURE_S = 60.0  # one whole lecture
 
 
-def time_lecture(name: str) -> dict:
-    nb, total = run_lecture(name)
+def time_lecture(name: str, deck: bool = False) -> dict:
+    nb, total = run_lecture(name, timeout=600)  # a loaded machine still finishes; the budget is judged after
+    if deck:
+        DECKS.mkdir(parents=True, exist_ok=True)
+        (DECKS / f"{name}.slides.html").write_text(deck_html(nb, name), encoding="utf-8")
     code = [(i, c) for i, c in enumerate(nb.cells) if c.cell_type == "code"]
     seconds = [(cell_seconds(c) or 0.0, i) for i, c in code]
     slowest, index = max(seconds)
@@ -40,11 +44,13 @@ def time_lecture(name: str) -> dict:
 
 def main(argv: list[str]) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    decks = "--decks" in argv
+    argv = [a for a in argv if a != "--decks"]
     names = [n for n in assignments() if not argv or any(n.startswith(a) for a in argv)]
     meta = machine()
     lectures = []
     for name in names:
-        row = time_lecture(name)
+        row = time_lecture(name, decks)
         lectures.append(row)
         print(f"{name}: {row['total_s']:.1f} s in all, slowest cell {row['slowest_cell_s']:.1f} s "
               f"(cell {row['slowest_cell']}: {row['slowest_cell_starts']!r})", flush=True)

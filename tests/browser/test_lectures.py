@@ -1,0 +1,187 @@
+"""The lecturer's slides: a lecture live in RISE, every lecture run by a kernel, and a static deck offline.
+
+- Live (05_self_attention only, for CI's time): `make lecture NB=05` serves JupyterLab with the RISE slideshow as
+  its first page; Chromium moves through every slide with the keyboard (Page Down), runs each code cell on it
+  (click, Escape, Shift+Enter: RISE's "execute and move on"), and checks that no output is an error, that a
+  slide whose code draws shows its figure inside the screen, and that the widget of the d_k slider is drawn.
+  Screenshots of three slides go to test-artifacts/browser/lectures/.
+- Every lecture's cells: a kernel (nbclient, in lectures/, the lecture's own pace) runs it top to bottom with no
+  error and no cell over the design's 10 s (the lecture within 60 s). These take the course's time; they are
+  what a lecture costs, measured again (benchmarks/lectures.py keeps the numbers).
+- The static deck (python -m autograder lecture-deck) of one executed lecture opens from file:// with every
+  http(s)/ws request blocked, and its figures render.
+All are serial: run alone, so the timings are the machine's, not the parallel suite's.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+
+import pytest
+
+from lab_session import ARTIFACTS, REPO, chromium, free_port, missing_browser, serving, wait_for
+
+pytestmark = pytest.mark.serial
+needs_browser = pytest.mark.skipif(bool(missing_browser()), reason=missing_browser() or "browser available")
+
+LIVE = "05"
+LECTURES = sorted(p.stem for p in (REPO / "lectures").glob("[0-9][0-9]_*.ipynb"))
+SHOTS = ARTIFACTS / "lectures"
+CELL_S, LECTURE_S = 10.0, 60.0
+DRAWS = ("plt.", "viz.", "imshow", ".plot(")
+
+PRESENT = ("const all = Array.from(document.querySelectorAll('.reveal .slides section.present'));"
+           "const s = all.filter(x => !x.querySelector('section.present')).pop();")
+
+
+def slide_number(driver) -> str:
+    return driver.execute_script("const e = document.querySelector('.reveal .slide-number');"
+                                 "return e ? e.textContent.replace(/\\s+/g, '') : '';")
+
+
+def present_cells(driver) -> list[dict]:
+    """The code cells of the slide on screen: their prompt, source, output text and figures."""
+    return driver.execute_script(PRESENT + """
+        if (!s) return [];
+        return Array.from(s.querySelectorAll('.jp-CodeCell')).map(c => ({
+          prompt: (c.querySelector('.jp-InputArea-prompt') || {}).textContent || '',
+          source: (c.querySelector('.cm-content') || {}).innerText || '',
+          errors: Array.from(c.querySelectorAll('.jp-OutputArea-output')).map(o => o.innerText)
+                  .filter(t => /Traceback|Error:/.test(t)).map(t => t.slice(0, 300)),
+          figures: Array.from(c.querySelectorAll('.jp-OutputArea-output img')).map(i => {
+                  const r = i.getBoundingClientRect();
+                  return {loaded: i.complete && i.naturalWidth > 0, left: r.left, right: r.right, width: r.width,
+                          screen: window.innerWidth}; }),
+          widgets: c.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
+        }));""")
+
+
+def run_present_cells(driver, timeout: float = 60) -> int:
+    """Run each code cell of the slide on screen as a lecturer does; returns how many ran."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    handles = driver.execute_script(PRESENT + "return s ? Array.from(s.querySelectorAll('.jp-CodeCell')) : [];")
+    for index, cell in enumerate(handles):
+        editor = cell.find_element("css selector", ".jp-InputArea-editor")
+        driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", editor)
+        editor.click()
+        ActionChains(driver).send_keys(Keys.ESCAPE).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+        wait_for(lambda: driver.execute_script(
+            "const p = arguments[0].querySelector('.jp-InputArea-prompt').textContent;"
+            "return /\\[\\d+\\]/.test(p);", cell), timeout, f"code cell {index} of slide {slide_number(driver)} to run")
+    return len(handles)
+
+
+@needs_browser
+def test_a_lecture_runs_live_as_rise_slides(tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    course = tmp_path / "course"
+    course.mkdir()
+    for name in (".venv", "pyproject.toml", "Makefile"):
+        (course / name).symlink_to(REPO / name)
+    shutil.copytree(REPO / "lectures", course / "lectures", ignore=shutil.ignore_patterns("html"))
+    env = dict(os.environ)
+    env.pop("MPLBACKEND", None)
+    env.pop("COURSE_FAST", None)  # the lecture's own pace
+    for var in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
+        env[var] = str(tmp_path / var.lower())
+    port = free_port()
+    args = f"--port={port} --ip=127.0.0.1 --no-browser --ServerApp.token= --ServerApp.password="
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for old in SHOTS.glob(f"live_{LIVE}_*.png"):
+        old.unlink()
+    started = time.monotonic()
+    with serving(["make", "lecture", f"NB={LIVE}", f"LAB_ARGS={args}"], course, env, tmp_path / "lab.log",
+                 f"http://127.0.0.1:{port}", "/api/contents", "JupyterLab (make lecture)", 240) as url, \
+            chromium(1400, 900) as driver:
+        driver.get(url)  # make lecture's first page: the slideshow itself
+        wait_for(lambda: "/rise/" in driver.current_url and driver.find_elements("css selector", ".reveal section"),
+                 90, "the RISE slideshow")
+        wait_for(lambda: slide_number(driver).startswith("1/"), 60, "slide 1")
+        total = int(slide_number(driver).split("/")[1])
+        seen, ran, figures, widgets, shots = [], 0, 0, 0, 0
+        while True:
+            number = slide_number(driver)
+            seen.append(number)
+            ran += run_present_cells(driver)
+            time.sleep(0.3)
+            for cell in present_cells(driver):
+                assert not cell["errors"], f"slide {number}: {cell['source'][:120]!r} printed {cell['errors']}"
+                if any(d in cell["source"] for d in DRAWS) and "def " not in cell["source"][:4]:
+                    assert cell["figures"] or cell["widgets"], f"slide {number}: no figure from {cell['source'][:120]!r}"
+                for fig in cell["figures"]:
+                    assert fig["loaded"] and fig["left"] >= -1 and fig["right"] <= fig["screen"] + 1, \
+                        f"slide {number}: a figure is not drawn inside the screen: {fig}"
+                figures += len(cell["figures"])
+                widgets += cell["widgets"]
+                if (cell["figures"] or cell["widgets"]) and shots < 2:
+                    driver.execute_script(PRESENT + "s.scrollTop = 0;")
+                    driver.save_screenshot(str(SHOTS / f"live_{LIVE}_{number.replace('/', '_of_')}.png"))
+                    shots += 1
+            if len(seen) == 1:
+                driver.save_screenshot(str(SHOTS / f"live_{LIVE}_title.png"))
+            if number.split("/")[0] == str(total):
+                break
+            ActionChains(driver).send_keys(Keys.ESCAPE).send_keys(Keys.PAGE_DOWN).perform()
+            wait_for(lambda: slide_number(driver) != number, 15, f"the slide after {number}")
+        assert len(set(seen)) == total, f"went through {len(set(seen))} of {total} slides"
+        assert ran >= 20 and figures >= 4 and widgets >= 1, (ran, figures, widgets)
+    print(f"{total} slides, {ran} cells run, {figures} figures, {widgets} widgets in {time.monotonic() - started:.0f} s")
+
+
+executed: dict[str, object] = {}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", LECTURES)
+def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
+    from autograder.lecture_deck import cell_seconds, run_lecture
+
+    monkeypatch.delenv("COURSE_FAST", raising=False)  # the lecture's own pace
+    monkeypatch.delenv("MPLBACKEND", raising=False)
+    nb, total = run_lecture(name, timeout=120)  # a cell that raises fails here
+    executed[name] = nb
+    slow = [(round(cell_seconds(c) or 0, 1), c.source.splitlines()[-1][:80]) for c in nb.cells
+            if c.cell_type == "code" and (cell_seconds(c) or 0) > CELL_S]
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
+    assert not slow, f"{name}: cells over {CELL_S:.0f} s: {slow} (1-min load {os.getloadavg()[0]:.1f})"
+    assert total <= LECTURE_S, f"{name} took {total:.0f} s (1-min load {os.getloadavg()[0]:.1f})"
+
+
+@needs_browser
+def test_static_deck_opens_offline_with_its_figures(tmp_path):
+    from autograder.lecture_deck import deck_html, run_lecture
+
+    name = next(n for n in LECTURES if n.startswith(LIVE))
+    nb = executed.get(name) or run_lecture(name)[0]
+    deck = tmp_path / f"{name}.slides.html"
+    deck.write_text(deck_html(nb, name), encoding="utf-8")
+    with chromium(1280, 800) as driver:
+        driver.execute_cdp_cmd("Network.enable", {})
+        driver.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["http://*", "https://*", "ws://*", "wss://*"]})
+        driver.get(deck.as_uri())
+        total = wait_for(lambda: driver.execute_script("return window.Reveal && Reveal.isReady() && Reveal.getTotalSlides()"),
+                         20, "reveal.js to start")
+        assert total >= 10
+        images = driver.execute_script("return Array.from(document.querySelectorAll('.reveal img'))"
+                                       ".map(i => [i.complete && i.naturalWidth > 0, i.src.slice(0, 22)])")
+        assert len(images) >= 4 and all(ok for ok, _ in images), images
+        assert all(src.startswith("data:image/") for _, src in images)
+        # the "brown dog" slide: its maths is MathML and its figure shows on screen
+        found = driver.execute_script("""
+            const slides = Reveal.getSlides();
+            const i = slides.findIndex(s => /brown dog/.test(s.textContent) && s.querySelector('math'));
+            if (i < 0) return null;
+            const at = Reveal.getIndices(slides[i]); Reveal.slide(at.h, at.v);
+            return i;""")
+        assert found is not None, "no slide with the brown dog example and its maths"
+        time.sleep(0.5)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(SHOTS / f"deck_{LIVE}_brown_dog.png"))
+        errors = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+        assert not errors, errors
