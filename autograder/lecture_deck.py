@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import datetime
 import html
+import os
 import re
 import time
 from pathlib import Path
@@ -41,7 +42,7 @@ DECK_STYLE = """
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal p, .reveal li { line-height: 1.35; }
 .jp-InputArea-prompt, .jp-OutputArea-prompt { display: none; }
-.jp-CodeCell pre, .jp-OutputArea-output pre { font-size: 22px; line-height: 1.3; }
+.jp-CodeCell pre, .jp-OutputArea-output pre { font-size: 19px; line-height: 1.25; }
 .jp-RenderedHTMLCommon p, .jp-RenderedHTMLCommon li { font-size: 27px; }
 .reveal img { max-height: 62vh; max-width: 100%; margin: 0.2em 0; }
 .reveal table { font-size: 24px; }
@@ -64,13 +65,26 @@ def cell_seconds(cell) -> float | None:
     return (end - start).total_seconds()
 
 
-def run_lecture(name: str, timeout: int = 120) -> tuple[nbformat.NotebookNode, float]:
+def kernel_cpu_seconds(client: NotebookClient) -> float:
+    """CPU seconds the client's kernel process (and the children it waited for) has used so far (Linux)."""
+    pid = client.km.provisioner.process.pid
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return sum(int(f) for f in fields[11:15]) / os.sysconf("SC_CLK_TCK")  # utime, stime, cutime, cstime
+
+
+def run_lecture(name: str, timeout: int = 120, cpu: dict | None = None) -> tuple[nbformat.NotebookNode, float]:
     """The lecture executed top to bottom in lectures/ (widget state kept); returns it and the wall seconds.
 
-    A cell that raises stops the run (nbclient's CellExecutionError)."""
+    A cell that raises stops the run (nbclient's CellExecutionError). ``cpu``, a dict, gets the kernel's CPU
+    seconds per code cell index (Linux): unlike the wall time, it hardly grows when the machine is busy."""
     nb = nbformat.read(lecture_path(name), as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
                             resources={"metadata": {"path": str(LECTURES)}})
+    if cpu is not None and Path("/proc/self/stat").exists():
+        before: dict[int, float] = {}
+        client.on_cell_execute = lambda cell, cell_index: before.__setitem__(cell_index, kernel_cpu_seconds(client))
+        client.on_cell_executed = lambda cell, cell_index, execute_reply: cpu.__setitem__(
+            cell_index, kernel_cpu_seconds(client) - before[cell_index])
     start = time.perf_counter()
     client.execute()
     return nb, time.perf_counter() - start
