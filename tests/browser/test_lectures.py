@@ -143,14 +143,19 @@ def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
 
     monkeypatch.delenv("COURSE_FAST", raising=False)  # the lecture's own pace
     monkeypatch.delenv("MPLBACKEND", raising=False)
-    nb, total = run_lecture(name, timeout=120)  # a cell that raises fails here
+    cpu: dict[int, float] = {}
+    nb, total = run_lecture(name, timeout=300, cpu=cpu)  # a cell that raises fails here
     executed[name] = nb
-    slow = [(round(cell_seconds(c) or 0, 1), c.source.splitlines()[-1][:80]) for c in nb.cells
-            if c.cell_type == "code" and (cell_seconds(c) or 0) > CELL_S]
+    # a cell's time on an idle machine: at most its wall time here and at most its kernel's CPU time
+    # (benchmarks/lectures.py judges the same way), so that a busy machine does not fail the budget
+    seconds = {i: min(cell_seconds(c) or 0.0, cpu.get(i, float("inf")))
+               for i, c in enumerate(nb.cells) if c.cell_type == "code"}
+    slow = [(round(t, 1), nb.cells[i].source.splitlines()[-1][:80]) for i, t in seconds.items() if t > CELL_S]
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
     assert not errors
     assert not slow, f"{name}: cells over {CELL_S:.0f} s: {slow} (1-min load {os.getloadavg()[0]:.1f})"
-    assert total <= LECTURE_S, f"{name} took {total:.0f} s (1-min load {os.getloadavg()[0]:.1f})"
+    assert min(total, sum(seconds.values())) <= LECTURE_S, \
+        f"{name} took {total:.0f} s (1-min load {os.getloadavg()[0]:.1f})"
 
 
 @needs_browser
