@@ -117,6 +117,8 @@ def static_widgets(nb: nbformat.NotebookNode) -> None:
                 outputs.append(output)
                 continue
             shown = [nbformat.from_dict(o) for o in widget_outputs(state, view.get("model_id", ""))]
+            if not shown:  # a widget that draws nothing of its own (a training run's progress bar)
+                continue
             outputs += shown
             outputs.append(nbformat.v4.new_output("display_data", data={"text/html": (
                 '<p class="deck-note">A widget: its sliders move in the live lecture (make lecture); '
