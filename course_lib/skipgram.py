@@ -25,7 +25,8 @@ from course_lib.train import budgeted
 from course_lib.validation import require, require_positive_int
 
 __all__ = ["skipgram_pairs", "negative_distribution", "sgns_loss", "SkipGram", "SkipGramHistory", "train_skipgram",
-           "corpus_words", "cosine_neighbours", "analogy", "analogy_accuracy", "suffix_analogies",
+           "corpus_words", "cosine_neighbours", "analogy", "analogy_accuracy", "neighbour_overlap",
+           "suffix_analogies",
            "minilm_word_embeddings"]
 
 
@@ -165,9 +166,29 @@ def analogy(E: torch.Tensor, a: int, b: int, c: int) -> int:
 
 
 def analogy_accuracy(E: torch.Tensor, quads: Sequence[tuple[int, int, int, int]]) -> float:
-    """The share of (a, b, c, d) for which :func:`analogy` of (a, b, c) is d."""
+    """The share of (a, b, c, d) for which :func:`analogy` of (a, b, c) is d (all of them in one matrix product)."""
     require(quads, "analogy_accuracy needs at least one analogy")
-    return sum(analogy(E, a, b, c) == d for a, b, c, d in quads) / len(quads)
+    unit = _unit(E.float())
+    a, b, c, d = torch.tensor(quads, dtype=torch.long).T  # (Q,) each
+    similarity = _unit(unit[b] - unit[a] + unit[c]) @ unit.T  # (Q, V)
+    for left_out in (a, b, c):
+        similarity[torch.arange(len(quads)), left_out] = -float("inf")
+    return int((similarity.argmax(-1) == d).sum()) / len(quads)
+
+
+def neighbour_overlap(E1: torch.Tensor, E2: torch.Tensor, word_ids: Sequence[int], k: int = 10) -> float:
+    """For each word, the share of its k nearest neighbours (cosine, the word left out) in E1 (V, d1) that are among
+    its k nearest in E2 (V, d2) too, averaged over ``word_ids``: how far two tables agree on who is near whom."""
+    require(len(E1) == len(E2), f"the two tables must have the same words (rows): {len(E1)} vs {len(E2)}")
+    ids = torch.as_tensor(list(word_ids), dtype=torch.long)  # (W,)
+    found = []
+    for E in (E1, E2):
+        unit = _unit(E.float())
+        similarity = unit[ids] @ unit.T  # (W, V)
+        similarity[torch.arange(len(ids)), ids] = -float("inf")
+        found.append(similarity.topk(k, dim=-1).indices)  # (W, k)
+    shared = (found[0][:, :, None] == found[1][:, None, :]).any(-1)  # (W, k)
+    return int(shared.sum()) / shared.numel()
 
 
 def suffix_analogies(vocab: Sequence[str], suffixes: Sequence[str] = ("s", "ed", "ing"), per_suffix: int = 12,
