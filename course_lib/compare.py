@@ -68,7 +68,8 @@ from course_lib.transformer import TransformerConfig, TransformerLM
 __all__ = ["MODELS", "ModelSettings", "CompareConfig", "ModelResult", "CharNGram", "sliding_windows", "build_model",
            "compare_char_models", "run_ngram", "markdown_table", "plot_comparison", "main", "Corpus", "prepare_corpus",
            "training_batches", "scoring_rows", "flops_per_char", "ngram_fit_operations", "ngram_search_operations",
-           "CROSSOVER_ASSET", "load_crossover", "bits_at", "overtakes", "crossover_table", "plot_crossover"]
+           "CROSSOVER_ASSET", "CROSSOVER_SPLITS", "crossover_curve", "ngram_baseline", "load_crossover", "bits_at",
+           "overtakes", "crossover_table", "plot_crossover"]
 
 MODELS = ("n-gram", "FFNN", "RNN", "LSTM", "Transformer")
 _MAX_CODE = 2 ** 62  # n-gram codes are integers sum ids[i] V^k: they must fit in an int64
@@ -551,12 +552,24 @@ def plot_comparison(results: Sequence[ModelResult], ax=None, title: str | None =
 CROSSOVER_ASSET = Path(__file__).resolve().parent / "assets" / "crossover.json"
 
 
+#: the two validation splits of the crossover: whole files never trained on, and the text right after the training text
+CROSSOVER_SPLITS = ("held_out_files", "continuation")
+
+
+def crossover_curve(data: dict[str, Any], model: str, split: str) -> list[dict[str, float]]:
+    """One neural model's checkpoints on one split of :func:`load_crossover`'s dict: ``flops``, ``bits_per_char``."""
+    return [{"flops": p["flops"], "bits_per_char": p["bits_per_char"][split]} for p in data["curves"][model]]
+
+
 def load_crossover(path: str | Path | None = None) -> dict[str, Any]:
     """The results of ``benchmarks/crossover.py`` (default: the copy shipped in ``course_lib/assets``).
 
-    ``curves`` maps each model to its checkpoints, each a dict with ``flops`` (training compute,
-    see ``compute_measure``), ``train_chars``, ``seconds``, ``bits_per_char`` and ``setting``;
-    ``machine``, ``command`` and ``date`` say where and how they were measured.
+    ``curves`` maps each neural model to its checkpoints, each a dict with ``steps``, ``train_chars``,
+    ``flops`` (training compute, see ``compute_measure``), ``seconds`` and ``bits_per_char`` (a dict:
+    one value per split of :data:`CROSSOVER_SPLITS`; :func:`crossover_curve` picks one); ``models``
+    their sizes and chosen learning rates; ``ngram`` the n-gram's fits on prefixes of the training
+    text; ``budget_flops`` the compute every neural model got; ``meta`` and ``command`` where and how
+    they were measured.
     """
     with open(CROSSOVER_ASSET if path is None else path, encoding="utf-8") as f:
         return json.load(f)
@@ -590,72 +603,78 @@ def overtakes(a: Sequence[dict], b: Sequence[dict], hold_last: bool = False) -> 
     return first
 
 
-def crossover_table(data: dict[str, Any], live: Sequence[ModelResult] | None = None) -> str:
-    """A Markdown table of :func:`load_crossover`'s curves: each model's first and last checkpoint, its best,
-    where it goes below the n-gram for good (:func:`overtakes`), and ``live`` runs beside them."""
-    curves = data["curves"]
-    live_by_model = {r.model: r for r in live or ()}
-    lines = ["| model | first checkpoint: compute, bits/char | last checkpoint: compute, seconds, bits/char | "
-             "below the n-gram from | this run: compute, bits/char |", "|---|---|---|---|---|"]
-    for name, curve in curves.items():
-        first, last = curve[0], curve[-1]
-        if name == "n-gram" or "n-gram" not in curves:
-            below = "-"
-        else:
-            at = overtakes(curve, curves["n-gram"], hold_last=True)
-            below = "not by its last checkpoint" if at is None else f"{at:.1e} FLOPs"
-        run = live_by_model.get(name)
-        this_run = "-" if run is None else f"{run.train_flops:.1e}, {run.bits_per_char:.3f}"
-        lines.append(f"| {name} | {first['flops']:.1e}, {first['bits_per_char']:.3f} | {last['flops']:.1e}, "
-                     f"{last['seconds']:.0f} s, {last['bits_per_char']:.3f} | {below} | {this_run} |")
+def ngram_baseline(data: dict[str, Any], split: str, train_chars: int | None = None) -> float:
+    """The n-gram's bits per character on ``split``, fitted on ``train_chars`` of the training text (default: all)."""
+    points = data["ngram"]["points"]
+    point = points[-1] if train_chars is None else next(p for p in points if p["train_chars"] == train_chars)
+    return point["bits_per_char"][split]
+
+
+def crossover_table(data: dict[str, Any]) -> str:
+    """A Markdown table of :func:`load_crossover`'s runs: each neural model's peak learning rate (chosen on the
+    development files), steps, seconds and bits per character at the budget on both splits; the n-gram's row."""
+    split_names = {"held_out_files": "held-out files", "continuation": "continuation"}
+    lines = ["| model | parameters | peak learning rate | steps | seconds | bits/char, "
+             + " | bits/char, ".join(split_names[s] for s in CROSSOVER_SPLITS) + " |", "|---|---|---|---|---|---|---|"]
+    for name, curve in data["curves"].items():
+        run, last = data["models"][name], curve[-1]
+        lines.append(f"| {name} | {run['parameters']:,} | {run['lr']:g} | {last['steps']:,} | {last['seconds']:.0f} | "
+                     + " | ".join(f"{last['bits_per_char'][s]:.3f}" for s in CROSSOVER_SPLITS) + " |")
+    last = data["ngram"]["points"][-1]
+    lines.append(f"| n-gram ({last['setting']}, counts) | {last['parameters']:,} | - | - | {last['seconds']:.0f} | "
+                 + " | ".join(f"{last['bits_per_char'][s]:.3f}" for s in CROSSOVER_SPLITS) + " |")
     return "\n".join(lines)
 
 
-def plot_crossover(data: dict[str, Any], live: Sequence[ModelResult] | None = None, ax=None,
-                   title: str | None = None):
-    """Held-out bits per character against training compute (log scale), one line per model; returns the Axes.
+def plot_crossover(data: dict[str, Any], live: Sequence[ModelResult] | None = None, axes=None):
+    """Held-out bits per character against training FLOPs (log scale): one panel per split; returns the Axes.
 
-    ``data``: :func:`load_crossover`'s dict. The n-gram's line (fits on growing prefixes of the
-    training text) goes on, dotted, at its last value: counting all of the text is all it can do.
-    ``live``: results of :func:`compare_char_models` (for example a notebook's few seconds of training),
-    drawn as stars in each model's colour, at their own compute.
+    ``data``: :func:`load_crossover`'s dict. Each neural model is a line through its checkpoints. The
+    n-gram is not trained by FLOPs: its score with all the training text counted is a horizontal
+    baseline across each panel (dashed), with half the text dotted. ``live``: results of
+    :func:`compare_char_models` (a notebook's few seconds at a constant learning rate), scored on the
+    continuation split, drawn as stars on that panel at their own compute.
     """
     import matplotlib.pyplot as plt  # only for plotting
 
-    if ax is None:
-        _, ax = plt.subplots(figsize=(9.5, 4.5))
-    curves = data["curves"]
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    titles = {"held_out_files": "held-out files (never trained on)",
+              "continuation": "continuation of the last training file"}
     colours = {name: f"C{i}" for i, name in enumerate(MODELS)}
-    right = max(p["flops"] for c in curves.values() for p in c)
-    if live:
-        right = max([right] + [r.train_flops for r in live if math.isfinite(r.train_flops)])
-    for name, curve in curves.items():
-        x = [p["flops"] for p in curve]
-        y = [p["bits_per_char"] for p in curve]
-        ax.plot(x, y, "o-", color=colours.get(name), ms=4, label=f"{name} (measured)")
-        if name == "n-gram":
-            ax.plot([x[-1], right * 1.5], [y[-1], y[-1]], ":", color=colours[name], lw=1.5)
-            ax.annotate("n-gram: all the training text counted", (x[-1] * 1.5, y[-1] - 0.03), ha="left", va="top",
-                        fontsize=8, color=colours[name])
-    for r in live or ():
-        if math.isfinite(r.train_flops):
-            ax.plot([r.train_flops], [r.bits_per_char], "*", ms=13, color=colours.get(r.model), mec="k", mew=0.6,
-                    label=f"{r.model}: this run")
-    shown = [p["bits_per_char"] for c in curves.values() for p in c] + [r.bits_per_char for r in live or ()]
-    top = max(shown) + 0.3
-    if "uniform_bits" in data and data["uniform_bits"] < top:  # else off the chart: every point is well below it
-        ax.axhline(data["uniform_bits"], color="0.5", ls="--", lw=1)
-        ax.annotate(f"uniform guess, {data['uniform_bits']:.2f}", (0.01, data["uniform_bits"]),
-                    xycoords=("axes fraction", "data"), va="bottom", fontsize=8, color="0.4")
-        top = data["uniform_bits"] + 0.3
-    ax.set_ylim(max(0.0, min(shown) - 0.2), top)
-    ax.set_xscale("log")
-    ax.set_xlabel("training compute (FLOPs; the n-gram: operations to count)")
-    ax.set_ylabel("held-out bits per character")
-    ax.set_title(title or "every model on one corpus, against training compute")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # beside the axes: the curves fill them
-    return ax
+    all_text = data["ngram"]["points"][-1]
+    half = data["ngram"]["points"][-2] if len(data["ngram"]["points"]) > 1 else None
+    shown = []
+    for ax, split in zip(axes, CROSSOVER_SPLITS):
+        for name in data["curves"]:
+            curve = crossover_curve(data, name, split)
+            ax.plot([p["flops"] for p in curve], [p["bits_per_char"] for p in curve], "o-", ms=4,
+                    color=colours.get(name), label=name)
+            shown += [p["bits_per_char"] for p in curve]
+        line = all_text["bits_per_char"][split]
+        ax.axhline(line, color=colours["n-gram"], ls="--", lw=1.5,
+                   label=f"n-gram, all {all_text['train_chars']:,} training characters counted")
+        shown.append(line)
+        if half is not None:
+            ax.axhline(half["bits_per_char"][split], color=colours["n-gram"], ls=":", lw=1.2,
+                       label=f"n-gram, half of them ({half['train_chars']:,})")
+            shown.append(half["bits_per_char"][split])
+        if split == "continuation":
+            for r in live or ():
+                if math.isfinite(r.train_flops) and r.model != "n-gram":
+                    ax.plot([r.train_flops], [r.bits_per_char], "*", ms=12, color=colours.get(r.model), mec="k",
+                            mew=0.6, label=f"{r.model}: this notebook's run")
+                    shown.append(r.bits_per_char)
+        ax.set_xscale("log")
+        ax.set_xlabel("training compute (FLOPs)")
+        ax.set_title(titles[split], fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0].set_ylabel("held-out bits per character")
+    axes[0].set_ylim(max(0.0, min(shown) - 0.2), min(max(shown), data["uniform_bits"]) + 0.2)
+    axes[-1].legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    axes[0].figure.suptitle(f"every neural model trained for {data['budget_flops']:.0e} FLOPs; "
+                            "the n-gram counts (a baseline, not on the FLOPs axis)", fontsize=10)
+    return axes
 
 
 def main(argv: Sequence[str] | None = None) -> list[ModelResult]:

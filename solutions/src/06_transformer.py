@@ -705,59 +705,39 @@ plot_comparison(results)
 plt.show()
 
 # %% [markdown]
-# ### Seconds are not the whole story: where the lines cross
+# ### Seconds are not the whole story: the same compute for every model, and two ways to hold text out
 #
 # A few seconds is a snapshot early in training. `benchmarks/crossover.py` (in the course's repository)
-# trains the same five models for minutes, one run each, and scores them on the same held-out
-# characters at checkpoints along the way (after 25, 50, 100, ... steps); the n-gram is fitted on
-# growing prefixes of the training text, up to all of it. The x axis is **training compute**, not
-# seconds, so that it does not depend on the machine: for a neural model about $6N$ FLOPs per training
-# character ($N$ weights that multiply each character, times 2 for a multiply and an add, times 3 for
-# the forward and the backward pass; plus the Transformer's attention), for the n-gram the operations
-# it takes to count. The curves ship with `course_lib`; the stars are **your run above**, at their own
-# compute: they land on or near the curves (the same models, the same kind of batches), a few
-# seconds in where the curves go on for minutes. The n-gram's dotted line: it has counted all the
-# training text, and more compute cannot help it.
+# gives every neural model the **same training compute**, and the x axis is that compute, not seconds,
+# so that it does not depend on the machine: about $6N$ FLOPs per training character ($N$ weights that
+# multiply each character, times 2 for a multiply and an add, times 3 for the forward and the backward
+# pass; plus the Transformer's attention). Each model is scored at checkpoints along its run (1/128,
+# 1/64, ... of the budget, then all of it), and every model is trained the same way: AdamW, a linear
+# **warm-up** over the first 5% of the steps, then a **cosine decay**, and a peak learning rate
+# chosen for each model from the same three values on development files. (The table above trains at
+# one fixed learning rate without warm-up, which handicaps the Transformer most: a warm-up is part of
+# its recipe since the 2017 paper.)
+#
+# Every checkpoint is scored on two held-out texts:
+#
+# - **held-out files**: whole files of the standard library that no training character comes from;
+# - **the continuation**: the table's split, the characters right after the training text. The text
+#   is the standard library's files end to end, so this is the rest of the file whose first part ends
+#   the training text.
+#
+# The n-gram is not trained by FLOPs: it counts. Its score with all the training text counted is a
+# **baseline line** across each panel (dashed; dotted with half of the text), not a point on the
+# FLOPs axis. The stars are **your run above**, on the panel of the split it was scored on.
 
 # %% [demo]
-from course_lib.compare import bits_at, crossover_table, load_crossover, overtakes, plot_crossover
+from course_lib.compare import crossover_table, load_crossover, plot_crossover
+from course_lib.crossover_summary import crossover_summary
 
 crossover = load_crossover()  # measured by benchmarks/crossover.py; the file ships with course_lib
-curves, meta = crossover["curves"], crossover["meta"]
-plot_crossover(crossover, live=results)  # the stars: the table's run above
+plot_crossover(crossover, live=results)  # the stars: the table's run above, on the continuation split
 plt.show()
-display(Markdown(crossover_table(crossover, live=results)))
-
-
-def below(a, b):
-    """Where curve a goes below curve b for good; if nowhere, how far behind it is, where both were measured."""
-    at = overtakes(curves[a], curves[b])
-    if at is not None:
-        return f"the {a} is below the {b} from {at:.1e} FLOPs on"
-    lo, hi = max(curves[a][0]["flops"], curves[b][0]["flops"]), min(curves[a][-1]["flops"], curves[b][-1]["flops"])
-    both = sorted({p["flops"] for p in curves[a] + curves[b] if lo <= p["flops"] <= hi})
-    gaps = {x: bits_at(curves[a], x) - bits_at(curves[b], x) for x in both}
-    widest = max(gaps, key=gaps.get)
-    return (f"the {a} does not get below the {b}: it is up to {gaps[widest]:.2f} bits behind (at {widest:.1e} FLOPs) "
-            f"and {gaps[hi]:.2f} at {hi:.1e}, the most compute both were measured at")
-
-
-ngram = curves["n-gram"]
-neural = [name for name in curves if name != "n-gram"]
-best = min(neural, key=lambda name: curves[name][-1]["bits_per_char"])
-beaten = [name for name in neural if overtakes(curves[name], ngram, hold_last=True) is not None]
-display(Markdown(
-    f"Measured with `{crossover['command']}` on {meta['cpu']} ({meta['date']}, one thread, "
-    f"{crossover['cpu_seconds'] / 60:.0f} minutes of CPU). The n-gram falls from {ngram[0]['bits_per_char']:.2f} "
-    f"bits on {ngram[0]['train_chars']:,} characters to {ngram[-2]['bits_per_char']:.2f} on half of the training "
-    f"text and {ngram[-1]['bits_per_char']:.2f} on all {ngram[-1]['train_chars']:,}, for {ngram[-1]['flops']:.1e} "
-    f"operations. The best neural model at its last checkpoint is the {best}, "
-    f"{curves[best][-1]['bits_per_char']:.2f} bits after {curves[best][-1]['flops']:.1e} FLOPs "
-    f"({curves[best][-1]['flops'] / ngram[-1]['flops']:,.0f} times the n-gram's compute); "
-    + (f"{', '.join(beaten)} went below the n-gram for good. " if beaten else
-       "**no neural model got below the n-gram** within the compute measured. ")
-    + f"Among the neural models: {below('RNN', 'FFNN')}; {below('LSTM', 'FFNN')}; {below('LSTM', 'RNN')}; "
-    f"{below('Transformer', 'LSTM')}."))
+display(Markdown(crossover_table(crossover)))
+display(Markdown(crossover_summary(crossover)))  # sentences written from the results file: no number typed
 
 # %% [markdown]
 # Samples from the LSTM and the Transformer, at temperature 0.8, from the same prompt. After seconds
@@ -780,35 +760,30 @@ for result in results:
 
 # %% [markdown]
 # What the table and the curves show, and why. Every model beats the uniform guess by a wide margin.
-# With seconds of training the winner is the oldest model, and on this corpus the curves say that it
-# is not only a matter of seconds: minutes of one CPU core do not bring any neural model of the course
-# below the Kneser–Ney n-gram (the sentence under the table says how close they get). Two reasons.
+# Which one leads depends on three things besides the model, and the sentences under the curves
+# measure each.
 #
-# - **Counting is cheap, and this text repeats itself.** Counting every string of up to 8 characters
-#   of the training text, order search included, costs less than the FFNN's first 25 updates
-#   and thousands of times less than the LSTM's run. And the n-gram's own curve shows what it feeds
-#   on: fitted on half of the training
-#   text it is far worse than on all of it, because the held-out 10% is the middle of one long
-#   module of the standard library whose first part ends the training text (on the machine that
-#   measured the curves, `_pydecimal.py`), and an 8-gram recalls that module's names and phrases
-#   verbatim. The decks' claim that neural models beat counts holds where counting cannot
+# - **How the text is held out.** The continuation rewards recall: an 8-gram that has counted the
+#   first part of a module recalls its names and phrases verbatim in the rest of it, and the n-gram's
+#   own numbers show it (compare what the second half of the training text gains it on each split).
+#   Held-out files ask what carries over to files never seen: Python's syntax, its common words and
+#   idioms, which is what a language model is for. Quote held-out files; the table above, scored on
+#   the continuation, flatters the n-gram.
+# - **The same compute, trained the same way.** Per FLOP the cheap models make more updates (the
+#   FFNN's and the RNN's steps cost less than the LSTM's and the Transformer's), so early checkpoints
+#   favour them; at the budget, the order is the one the sentences give. A Transformer at a fixed
+#   high learning rate without warm-up, as in the table's few seconds, is not a fair contender.
+# - **Small models, little compute.** Tens to a couple of hundred thousand weights and minutes of
+#   one CPU core. The decks' claim that neural models beat counts holds where counting cannot
 #   generalise: contexts never seen whole (notebook 02's cat/dog sentences), and far more text and
-#   bigger models than a table of counts can keep up with.
-# - **The neural models here are small and still early.** 65–195 thousand weights, a few thousand
-#   updates at one fixed learning rate: their curves flatten above the n-gram's line (the LSTM's
-#   last doubling of compute gains hundredths of a bit).
+#   bigger models than a table of counts can keep up with. The Transformer's real advantages are the
+#   ones section 5 measured: no chain of $n$ sequential steps, so on a GPU its training parallelises
+#   over all positions, and a direct path between any two characters in its window. With far more
+#   data, time and parameters (and a GPU), that is where it pulls ahead, which is why every large
+#   language model since 2018 is a Transformer; curves of minutes on one core cannot show that scale.
 #
-# Among the neural models the curves do order the way the lectures say, but only with enough compute.
-# Per FLOP the cheap models lead at first (the FFNN and the RNN make more updates for the same
-# compute); then the LSTM passes the RNN, its gates keeping what a plain RNN forgets. The Transformer
-# learns least per update at the start, since it must first learn *where* to look while the LSTM's
-# recurrence already favours the last few characters, which matter most in code; it closes most of the
-# gap to the LSTM as compute grows, but within these minutes does not pass it. Its real advantages
-# are the ones section 5 measured: no chain of $n$ sequential steps, so on a GPU its training
-# parallelises over all positions, and a direct path between any two characters in its window.
-# With far more data, time and parameters (and a GPU), that is where it pulls ahead, which is why
-# every large language model since 2018 is a Transformer. Try `python benchmarks/crossover.py` (about
-# a quarter of an hour on one core) to measure the curves on your machine.
+# Try `python benchmarks/crossover.py` to measure the curves on your machine (the first sentence
+# under the curves says how long it took on the course's).
 
 # %% [markdown]
 # ## 9. Going further (optional): Transformer-XL's segment recurrence
