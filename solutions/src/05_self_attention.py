@@ -203,7 +203,20 @@ for name, s in [("dot", dot_score(query, keys)), ("scaled dot", scaled_dot_score
 # %% [markdown]
 # ## 2. An encoder-decoder that learns to reverse, with your score functions
 #
-# `course_lib.seq2seq.Seq2Seq` is the model of the attention slides, small. A bidirectional GRU
+# `course_lib.seq2seq.Seq2Seq` is the model of the attention slides, small. Its recurrences are
+# **GRUs** (gated recurrent units, Cho et al., 2014), a lighter cousin of notebook 04's LSTM: no
+# separate cell state, and two gates instead of three. The **update gate** $z_t$ decides, number by
+# number, how much of the old state to keep; it plays the LSTM's forget and input gates at once, tied
+# as $z_t$ and $1 - z_t$. The **reset gate** $r_t$ decides how much of the old state the candidate
+# $n_t$ may read. In PyTorch's notation (`nn.GRU`):
+#
+# $$r_t = \sigma(W_r x_t + U_r h_{t-1} + b_r), \quad z_t = \sigma(W_z x_t + U_z h_{t-1} + b_z), \quad
+#   n_t = \tanh\big(W_n x_t + r_t \odot (U_n h_{t-1} + b_{hn}) + b_{in}\big), \quad
+#   h_t = (1 - z_t) \odot n_t + z_t \odot h_{t-1}$$
+#
+# As in the LSTM's cell, the new state is a gated *sum* with the old one, so with $z_t$ near 1 the
+# state and its gradient pass through a step almost untouched; and with three weight blocks instead of
+# four it is a quarter smaller than an LSTM of the same width. A bidirectional GRU
 # **encoder** reads the source symbols and keeps one state per position: these are the keys and the
 # values. A GRU **decoder** writes the output one symbol at a time. At each step its state is the
 # query: **your score function** scores it against every encoder state, a softmax turns the scores
@@ -284,11 +297,35 @@ ax.legend()
 plt.show()
 
 # %% [markdown]
-# With attention most letters come out right at every length (the few mistakes at the longest
-# lengths shrink with a longer run); without it, the accuracy falls steadily as the sequence grows,
-# because every extra letter has to share the same fixed-size state. Attention removes the
-# bottleneck: the decoder reads what it needs from the source when it needs it.
+# With attention most letters come out right at every length; without it, the accuracy falls
+# steadily as the sequence grows, because every extra letter has to share the same fixed-size state.
+# Attention removes the bottleneck: the decoder reads what it needs from the source when it needs it.
 #
+# Are the few mistakes at the longest lengths a limit of the model, or of these few seconds?
+# `benchmarks/encoder_decoder.py` (in the course's repository; its results ship with `course_lib`)
+# trained the same additive model, same sizes, batches and learning rate, about eight times longer:
+
+# %% [demo]
+from IPython.display import Markdown, display
+
+from course_lib.encoder_decoder import load_comparison
+
+longer = load_comparison()
+gru_run = longer["models"]["GRU with attention"]["checkpoints"]
+short = min(gru_run, key=lambda point: abs(point["steps"] - TRAINING.steps))  # the checkpoint nearest this run
+long = gru_run[-1]
+changes = [(n, short["symbols"][str(n)], long["symbols"][str(n)]) for n in LENGTHS[-3:]]
+shrink = all(after >= before for _, before, after in changes)
+display(Markdown(
+    f"Letters right after {short['steps']} steps (about this notebook's {TRAINING.steps}) and after "
+    f"{long['steps']} steps: " + "; ".join(f"length {n}: {before:.3f} → {after:.3f}" for n, before, after in changes)
+    + f". Whole sequences of length {LENGTHS[-1]} right: {short['sequences'][str(LENGTHS[-1])]:.1%} → "
+    f"{long['sequences'][str(LENGTHS[-1])]:.1%}. "
+    + ("The mistakes at the longest lengths shrink with the longer run." if shrink else
+       "The longer run does not remove the mistakes at every one of the longest lengths.")
+    + f" (Measured {longer['meta']['date'][:10]} on {longer['meta']['cpu']}, one thread.)"))
+
+# %% [markdown]
 # ### From here to the Transformer
 #
 # Look at what the decoder did at each step: its state was a **query**, compared with the encoder's

@@ -23,7 +23,9 @@
 # that turns a model's logits into text (temperature and top-k); build a character language model
 # from your own blocks, train it beside the course's on the same Python source as notebook 04's LSTM
 # and let it write with your sampler; then compare every language model of the course on that
-# corpus.
+# corpus. Last, the whole encoder-decoder Transformer, your encoder blocks with the course's decoder
+# blocks, learns notebook 05's reversal task (its cross-attention beside 05's alignment, and the GRU
+# against it at equal compute), and the output layer's cost is measured as the vocabulary grows.
 #
 # **How the exercises work.** As before: fill in the cells with `# YOUR CODE HERE`, then run the
 # read-only `"""Check my answer ..."""` cell after it. When graded, the checks run again with hidden
@@ -35,6 +37,7 @@ import math
 
 import matplotlib.pyplot as plt
 import torch
+from IPython.display import Markdown, display
 from torch import nn
 
 from course_lib import complexity
@@ -386,11 +389,32 @@ for ax in (ax_time, ax_memory):
     ax.legend(fontsize=8)
 plt.show()
 
+# %% [demo]
+def crossing(name):
+    """Where, among the measured lengths, the LSTM layer's time passes (or stays below) this attention's."""
+    attention_s, lstm_s = scaling[name].seconds, scaling["LSTM layer"].seconds
+    faster = [n for n, a, r in zip(lengths, attention_s, lstm_s) if a < r]  # lengths where attention was faster
+    if len(faster) == len(lengths):
+        return f"the {name} was faster than the LSTM at every measured length, n = {lengths[0]} to {lengths[-1]}"
+    if not faster:
+        return f"the {name} was slower than the LSTM at every measured length, n = {lengths[0]} to {lengths[-1]}"
+    if faster == lengths[:len(faster)]:
+        return (f"the {name} was faster than the LSTM up to n = {faster[-1]} and slower from "
+                f"n = {lengths[len(faster)]} on: the lines cross between those two lengths")
+    return f"the {name} was faster than the LSTM at n = {', '.join(map(str, faster))} and slower at the other lengths"
+
+
+display(Markdown("Measured here, one forward pass on one thread: "
+                 f"{crossing('self-attention (stores the n×n weights)')}; {crossing('self-attention, fused kernel')}."))
+
 # %% [markdown]
 # The readable attention's time and memory grow with slope close to 2: doubling the text quadruples
 # the cost, and at $n = 2048$ the weights alone are $4 \times 2048^2$ numbers per head-batch. The
-# LSTM grows linearly. For short sequences ($n < d$) attention is the cheaper of the two, as the
-# table of the lecture "LSTMs & Transformers" says, and it has no chain of $n$ steps for the
+# LSTM grows linearly. Counting operations, the table puts the crossing near $n = d$ (here 64): below
+# it attention does fewer, above it more. No length below 128 was measured, and where the measured
+# lines cross (the sentence above) depends on more than the operation count: the LSTM pays for $n$
+# small sequential steps, each a separate call with its own overhead, where attention pays for a few
+# large matrix products that run at full speed. Attention also has no chain of $n$ steps for the
 # gradient to cross. The fused kernel (FlashAttention-style) still does $O(n^2)$ work but never
 # stores the $n \times n$ matrix, so its memory grows linearly: the quadratic *memory* is a property
 # of the simple algorithm, the quadratic *time* is not avoidable for exact attention. The LSTM's
@@ -687,8 +711,8 @@ for temperature, top_k in ((0.5, None), (1.0, None), (1.5, None), (1.5, 5)):
 # - the **n-gram** (notebook 01), a character model with Kneser–Ney smoothing, order chosen on a
 #   development split (counting takes a second, so the budget does not bind);
 # - the **FFNN** (notebook 02) with a 16-character window;
-# - the **RNN** (notebook 03), the **LSTM** (notebook 04), and the **Transformer**, all of similar size
-#   (110–170 thousand parameters).
+# - the **RNN** (notebook 03), the **LSTM** (notebook 04), and the **Transformer**, each with the number
+#   of parameters its row of the table gives (tens to a couple of hundred thousand).
 #
 # Four and a half seconds of training each here, so that the notebook stays short; `benchmarks/` runs
 # the same function with longer budgets, and on a GPU when there is one. About 25 seconds.
@@ -786,7 +810,230 @@ for result in results:
 # under the curves says how long it took on the course's).
 
 # %% [markdown]
-# ## 9. Going further (optional): Transformer-XL's segment recurrence
+# ## 9. The whole Transformer: an encoder, a decoder and cross-attention
+#
+# The 2017 Transformer was not a language model but a translator: an **encoder** reads the source
+# sentence, a **decoder** writes the output one token at a time, and the two meet in the decoder
+# block's **cross-attention**, whose queries come from the output written so far and whose keys and
+# values come from the encoder's output (the *memory*). That is notebook 05's attention, with the
+# GRUs replaced by blocks. Here it learns notebook 05's task, **reversing** sequences of 3 to 10 of 8
+# letters, so its cross-attention can be set beside notebook 05's alignment:
+#
+# - the encoder: the letters' embeddings plus positions, then **your** `encoder_block` (through section
+#   7's `YourBlock`) with no mask, since the whole source is known;
+# - the decoder: the letters written so far (a start symbol first) plus positions, then the course's
+#   `DecoderBlock` of section 4: masked self-attention, cross-attention over your encoder's output,
+#   feed-forward, each in an add & norm;
+# - a linear layer to one logit per letter. It trains with teacher forcing (the decoder reads the true
+#   previous letters, all positions at once, which the causal mask makes honest) and writes greedily.
+#
+# One encoder block and one decoder block (so that one layer's cross-attention must do all the
+# aligning), $d_{model} = 32$, 2 heads. A few seconds of training here:
+
+# %% [demo]
+from course_lib import seq2seq, viz
+from course_lib.encoder_decoder import EncoderDecoderConfig, TransformerSeq2Seq, load_comparison, mean_training_flops
+from course_lib.train import TrainConfig, train
+
+NUM_SYMBOLS, LENGTHS, REVERSAL_STEPS = 8, list(range(3, 11)), 300  # notebook 05's task
+reversal_config = EncoderDecoderConfig(NUM_SYMBOLS, d_model=32, num_heads=2, d_ff=64, num_layers=1)
+torch.manual_seed(0)
+reverser = TransformerSeq2Seq(reversal_config, make_encoder_block=lambda: YourBlock(
+    reversal_config.d_model, reversal_config.num_heads, reversal_config.d_ff)).to(device)
+with torch_threads(1):
+    reverser_history = train(reverser, seq2seq.reversal_batches(LENGTHS, batch_size=64, num_symbols=NUM_SYMBOLS),
+                             TrainConfig(steps=REVERSAL_STEPS, lr=5e-3, progress=False, seed=0))
+    reverser_flops = mean_training_flops(reverser, 64, LENGTHS) * len(reverser_history.train_steps)
+    test_lengths = list(range(3, 13))
+    reverser_accuracy = {n: seq2seq.reversal_accuracy(reverser, n, n=200)["symbols"] for n in test_lengths}
+print(f"{len(reverser_history.train_steps)} steps in {reverser_history.seconds:.1f} s, {reverser_flops:.2e} training "
+      f"FLOPs; letters right: " + ", ".join(f"length {n}: {reverser_accuracy[n]:.2f}" for n in (3, 6, 10, 12)))
+
+# %% [markdown]
+# Is it better or worse than notebook 05's GRU with attention? Only a comparison at **equal compute**
+# says. `benchmarks/encoder_decoder.py` (in the course's repository; its results ship with `course_lib`)
+# trains 05's GRU model and this Transformer (the course's `EncoderBlock`, which computes your
+# `encoder_block`'s function) on the same batches, for the same number of **training FLOPs**: the
+# floating-point operations of every matrix product of a training step, forward and backward, counted
+# by PyTorch's `FlopCounterMode` (element-wise work such as the gates, softmax and LayerNorm is not
+# counted, for either model), times the steps. At each doubling of compute both decode fresh
+# sequences of every length; lengths 11 and 12 are longer than any seen in training. The star is your
+# run above.
+
+# %% [demo]
+comparison = load_comparison()
+runs = comparison["models"]
+fig, (ax_compute, ax_length) = plt.subplots(1, 2, figsize=(13, 4))
+for (name, run), color in zip(runs.items(), ("C0", "C3")):
+    points = run["checkpoints"]
+    ax_compute.semilogx([p["flops"] for p in points], [p["symbols"]["10"] for p in points], "o-", color=color,
+                        label=f"{name} ({run['parameters']:,} weights, {run['flops_per_step']:.1e} FLOPs a step)")
+    ax_length.plot(test_lengths, [points[-1]["symbols"][str(n)] for n in test_lengths], "o-", color=color,
+                   label=f"{name}, {points[-1]['flops']:.1e} FLOPs ({points[-1]['steps']:,} steps)")
+ax_compute.plot(reverser_flops, reverser_accuracy[10], "*", color="k", ms=14, label="your run above")
+ax_length.plot(test_lengths, [reverser_accuracy[n] for n in test_lengths], "*--", color="k",
+               label=f"your run above, {reverser_flops:.1e} FLOPs")
+ax_length.axvspan(LENGTHS[-1] + 0.5, test_lengths[-1] + 0.5, color="0.9", label="longer than in training")
+ax_compute.set(xlabel="training FLOPs", ylabel="letters right at length 10", ylim=(0, 1.02),
+               title="reversal: accuracy against training compute")
+ax_length.set(xlabel="sequence length", ylabel="letters right", ylim=(0, 1.02),
+              title="at the same compute (the last checkpoints)")
+for ax in (ax_compute, ax_length):
+    ax.axhline(1 / NUM_SYMBOLS, color="0.6", ls=":")
+    ax.legend(fontsize=8, loc="lower left")
+plt.show()
+
+gru, tf = (runs[name]["checkpoints"] for name in ("GRU with attention", "Transformer"))
+ahead_at = [p["flops"] for p, q in zip(tf, gru) if p["symbols"]["10"] > q["symbols"]["10"]]
+display(Markdown(
+    f"Measured with `{comparison['command']}` on {comparison['meta']['cpu']} ({comparison['meta']['date'][:10]}, one "
+    f"thread). One training step of the Transformer costs {runs['Transformer']['flops_per_step']:.2e} FLOPs, one of "
+    f"the GRU {runs['GRU with attention']['flops_per_step']:.2e}; at the last checkpoint, {tf[-1]['flops']:.1e} FLOPs "
+    f"each, letters right at length 10: Transformer {tf[-1]['symbols']['10']:.3f} ({tf[-1]['steps']:,} steps, "
+    f"{tf[-1]['seconds']:.0f} s), GRU {gru[-1]['symbols']['10']:.3f} ({gru[-1]['steps']:,} steps, "
+    f"{gru[-1]['seconds']:.0f} s); at length 12, never seen in training: {tf[-1]['symbols']['12']:.3f} and "
+    f"{gru[-1]['symbols']['12']:.3f}. "
+    + (f"The Transformer is ahead at length 10 at {len(ahead_at)} of the {len(tf)} checkpoints (from "
+       f"{min(ahead_at):.1e} FLOPs on)." if ahead_at else "The Transformer is behind at every checkpoint.")))
+
+# %% [markdown]
+# Where does it look? Notebook 05's example input (`reversal_batch(1, 9, 8)` with seed 7): left, the GRU's
+# alignment (its additive attention, trained in the benchmark); then the Transformer's cross-attention at
+# the same compute, each of its two heads; right, your model from above, its heads averaged. Each row
+# is one output letter, its weights over the source letters.
+
+# %% [demo]
+example = comparison["task"]["example"]
+source, _ = seq2seq.reversal_batch(1, example["length"], NUM_SYMBOLS, torch.Generator().manual_seed(example["seed"]))
+with torch.no_grad():
+    logits, your_weights = reverser.decode(source.to(device), need_weights=True)  # (1, T, V), (layers, 1, h, T, S)
+maps = []
+for name in ("GRU with attention", "Transformer"):
+    shown = runs[name]["example"]
+    weights = torch.tensor(shown["weights"]).view(*shown["weights_shape"])  # GRU (T, S); Transformer (L, h, T, S)
+    output = seq2seq.symbols(shown["output"])
+    if weights.dim() == 2:
+        maps.append((f"{name}: its alignment", weights, output))
+    else:
+        maps += [(f"{name}: cross-attention, head {h + 1}", weights[-1, h], output) for h in range(weights.shape[1])]
+maps.append(("your run above: heads averaged", your_weights[-1, 0].mean(0), seq2seq.symbols(logits[0].argmax(-1))))
+fig, axes = plt.subplots(1, len(maps), figsize=(4.6 * len(maps), 4.6))
+for ax, (title, weights, output) in zip(axes, maps):
+    viz.attention_heatmap(weights, output, seq2seq.symbols(source[0]), ax=ax, title=title)
+    ax.set(xlabel="source letter (key)", ylabel="output letter (query)")
+    ax.title.set_fontsize(9)
+fig.tight_layout()
+plt.show()
+
+# %% [markdown]
+# To write output letter $t$ both read source letter $n - 1 - t$: the anti-diagonal, as in notebook 05.
+# They get there differently. The GRU decoder's state can count the steps it has taken, and its
+# bidirectional encoder's states already know what comes after each letter. The Transformer has no
+# state, only positions: its decoder knows $t$ from the positional encoding, but $n - 1 - t$ depends on
+# the length $n$, so its encoder must first work out, for each source letter, how far it is from the
+# end, by attending over the whole source. That takes longer to learn, and it is learnt for the
+# positions seen in training: at position 10 or 11, which no training sequence reached, the sinusoid
+# is a vector the model never saw, and the counting does not carry over (the accuracy at lengths 11
+# and 12 above). The Transformer's gains are elsewhere: no chain of $n$ steps, so all positions train
+# at once on parallel hardware, and a direct path from every output to every source letter; the same
+# blocks, scaled up and trained on millions of sentence pairs, are what translated in the 2017 paper.
+
+# %% [markdown]
+# ## 10. The cost of the output layer
+#
+# Every language model of the course ends the same way: a linear layer $z = h W^\top + b$ with one row
+# of $W$ per token of the vocabulary, and a softmax over all $V$ logits. With characters ($V \approx 100$)
+# that is nothing. With words it dominates, and a word vocabulary easily has 100 000 entries: the
+# lecture "Neural Network Language Models & BERT" ends on the challenges of neural language models,
+# and the **class-based output layer** (below) is one of them. Per token of every batch the layer
+# computes $V$ dot products of length $d$ (forward, and twice as many backward), keeps $V$ numbers for
+# the backward pass, and owns $V \times d$ weights, with as many gradients and, with Adam, twice as
+# many moments.
+#
+# Measured now: one forward and backward pass of `F.cross_entropy(h @ W.T + b, y)` for 32 tokens,
+# $d = 256$, $V$ from 1 000 to 100 000 (the best of 3, one thread), with
+# `course_lib.output_layer.measure_output_layer`.
+#
+# One remedy is the **sampled softmax** (Jean et al., 2015): train with the true word's logit against
+# the logits of only $K$ words drawn from a proposal distribution $Q$ (the same draw for the whole
+# batch), each corrected by $-\log(K\,Q(c))$ so that the $K$ words stand in for the whole vocabulary
+# (an importance sample), and a drawn word that happens to be the true one masked out. The cost per
+# token is $K + 1$ dot products instead of $V$; the timing below uses $K = 256$, and a sparse gradient
+# that holds only the rows of $W$ it touched. (The lecture's remedy, the class-based output layer,
+# first picks a class of words and then a word within the class, so each softmax is over about
+# $\sqrt{V}$ entries, and it gives exact probabilities at test time too; PyTorch has a variant as
+# `nn.AdaptiveLogSoftmaxWithLoss`. Subword vocabularies keep $V$ near 30 000 in the first place, as
+# BERT's WordPiece does in notebook 07.)
+
+# %% [demo]
+from course_lib.output_layer import load_output_layer_results, measure_output_layer
+
+vocab_sizes = [1_000, 3_000, 10_000, 30_000, 100_000]
+with torch_threads(1):
+    output_cost = measure_output_layer(vocab_sizes, d_model=256, tokens=32, repeats=3, num_sampled=256, device=device)
+MiB = 2 ** 20
+fig, (ax_time, ax_memory) = plt.subplots(1, 2, figsize=(12, 4))
+ax_time.loglog(vocab_sizes, [t * 1e3 for t in output_cost.seconds], "o-",
+               label=f"full softmax: slope {complexity.loglog_slope(vocab_sizes, output_cost.seconds):.2f}")
+ax_time.loglog(vocab_sizes, [t * 1e3 for t in output_cost.sampled_seconds], "o-", label="sampled softmax, K = 256")
+ax_time.set(xlabel="vocabulary size V", ylabel="milliseconds per forward + backward pass",
+            title=f"32 tokens, d = 256, on {device}")
+ax_memory.loglog(vocab_sizes, [4 * b / MiB for b in output_cost.weight_bytes], "o-",
+                 label="W and b, their gradient and Adam's two moments")
+ax_memory.loglog(vocab_sizes, [b / MiB for b in output_cost.saved_bytes], "o-",
+                 label="kept for the backward pass (the 32 x V log-probabilities)")
+ax_memory.set(xlabel="vocabulary size V", ylabel="MiB", title="memory")
+for ax in (ax_time, ax_memory):
+    ax.legend(fontsize=8)
+plt.show()
+display(Markdown(
+    f"From V = {vocab_sizes[0]:,} to {vocab_sizes[-1]:,} ({vocab_sizes[-1] // vocab_sizes[0]} times more words) the "
+    f"full softmax's step went from {output_cost.seconds[0] * 1e3:.2f} to {output_cost.seconds[-1] * 1e3:.1f} ms "
+    f"({output_cost.seconds[-1] / output_cost.seconds[0]:.0f} times), and the output layer's weights with their "
+    f"gradient and Adam's moments from {4 * output_cost.weight_bytes[0] / MiB:.1f} to "
+    f"{4 * output_cost.weight_bytes[-1] / MiB:.0f} MiB; the sampled softmax's step took "
+    f"{min(output_cost.sampled_seconds) * 1e3:.2f} to {max(output_cost.sampled_seconds) * 1e3:.2f} ms at every size."))
+
+# %% [markdown]
+# Cheaper per step, but does it learn the same thing? `benchmarks/output_layer.py` trains a small word
+# model both ways: a neural bigram model, $z = E[\text{previous word}]\,W^\top + b$, on the English
+# docstrings of the standard library (words seen twice or more, the others `<unk>`). One copy trains
+# with the full softmax, two with the sampled one ($K = 64$ and $K = 256$, words drawn from their
+# frequencies in the training text), on the same batches for the same number of steps. Every
+# checkpoint scores the held-out sentences (modules no training sentence comes from) with the **full**
+# softmax, the true loss.
+
+# %% [demo]
+output_results = load_output_layer_results()
+bigram = output_results["bigram"]
+fig, (ax_steps, ax_seconds) = plt.subplots(1, 2, figsize=(12, 4))
+for name, run in bigram["runs"].items():
+    curve = run["curve"]
+    ax_steps.plot([p["steps"] for p in curve], [p["valid_nats"] for p in curve], "o-", ms=3, label=name)
+    ax_seconds.plot([p["seconds"] for p in curve], [p["valid_nats"] for p in curve], "o-", ms=3, label=name)
+for ax, xlabel in ((ax_steps, "training steps"), (ax_seconds, "training seconds (one thread)")):
+    ax.axhline(bigram["valid_unigram_nats"], color="0.6", ls=":", label="unigram (no context)")
+    ax.set(xlabel=xlabel, ylabel="held-out loss, full softmax (nats per word)")
+    ax.legend(fontsize=8)
+ax_steps.set_title(f"a bigram word model, V = {bigram['vocab_size']:,}")
+plt.show()
+best = {name: min(run["curve"], key=lambda p: p["valid_nats"]) for name, run in bigram["runs"].items()}
+last = {name: run["curve"][-1] for name, run in bigram["runs"].items()}
+full_best = best["full softmax"]
+display(Markdown(
+    f"Measured with `{output_results['command']}` on {output_results['meta']['cpu']} "
+    f"({output_results['meta']['date'][:10]}, one thread). Lowest held-out loss of each run: full softmax "
+    f"{full_best['valid_nats']:.3f} nats per word (after {full_best['steps']:,} steps, {full_best['seconds']:.1f} s of "
+    "training); " + "; ".join(f"{name} {p['valid_nats']:.3f} ({p['valid_nats'] - full_best['valid_nats']:+.3f}; "
+                              f"{p['steps']:,} steps, {p['seconds']:.1f} s)" for name, p in best.items()
+                              if name != "full softmax")
+    + f". The unigram model, which ignores the previous word, has {bigram['valid_unigram_nats']:.3f}. After all "
+    f"{last['full softmax']['steps']:,} steps: "
+    + ", ".join(f"{name} {p['valid_nats']:.3f}" for name, p in last.items())
+    + " (a loss that rises again is the model learning its training pairs by heart: early stopping picks the lowest)."))
+
+# %% [markdown]
+# ## 11. Going further (optional): Transformer-XL's segment recurrence
 #
 # A Transformer LM sees at most `block_size` tokens: text is cut into segments and each is read on
 # its own, so the first characters of a segment have almost no context, and nothing crosses a
@@ -831,5 +1078,12 @@ plt.show()
 #   tail of unlikely tokens.
 # - Embeddings, positions, a stack of causal encoder blocks and a linear layer make a language model;
 #   yours learns the context (its loss falls well below the unigram entropy) within seconds.
+# - The encoder-decoder Transformer joins the two halves with cross-attention: queries from the output
+#   written so far, keys and values from the encoder's output. On reversal its cross-attention finds
+#   notebook 05's anti-diagonal; at equal compute it was compared with 05's GRU, and its absolute
+#   positions do not carry it past the lengths it was trained on.
+# - The output layer costs $V \times d$ weights and $V$ dot products per token: with a word vocabulary
+#   it dominates a small model. The sampled softmax trains with $K \ll V$ of them; the model is still
+#   scored with the full softmax.
 #
 # Next, notebook 07: BERT, an encoder-only Transformer trained by filling in masked words.

@@ -139,3 +139,20 @@ def test_shipped_results_are_the_benchmarks_and_say_what_the_notebook_reads():
         assert points[-1]["flops"] == pytest.approx(shipped["budget_flops"], rel=0.05)
     example = shipped["models"]["Transformer"]["example"]
     assert len(example["source"]) == shipped["task"]["example"]["length"]
+
+
+def test_the_benchmark_script_quick(tmp_path):
+    """--quick: both models get the same compute, every test length is decoded, the example's maps are saved."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "encoder_decoder.json"
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "encoder_decoder.py"), "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    budgets = [run["checkpoints"][-1]["flops"] for run in result["models"].values()]
+    assert max(budgets) / min(budgets) < 1.1  # equal compute, up to one step
+    for run in result["models"].values():
+        assert set(run["checkpoints"][-1]["symbols"]) == {str(n) for n in result["task"]["test_lengths"]}
+        assert len(run["example"]["output"]) == result["task"]["example"]["length"]

@@ -77,3 +77,38 @@ def test_measure_output_layer_reports_every_size():
     assert cost.weight_bytes == [(100 * 16 + 100) * 4, (1000 * 16 + 1000) * 4]
     # the logits (tokens, V) are saved for the backward pass: 4 x 1000 floats at least
     assert cost.saved_bytes[1] >= 4 * 1000 * 4 > cost.saved_bytes[0]
+
+
+def test_shipped_results_are_the_benchmarks():
+    import json
+    from pathlib import Path
+
+    from course_lib.output_layer import OUTPUT_LAYER_ASSET, load_output_layer_results
+
+    shipped = load_output_layer_results()
+    root = Path(__file__).resolve().parents[2]
+    assert shipped == json.loads((root / "benchmarks" / "results" / "output_layer.json").read_text())
+    assert OUTPUT_LAYER_ASSET.parent.name == "assets"
+    assert shipped["cost"]["vocab_sizes"][0] == 1000 and shipped["cost"]["vocab_sizes"][-1] >= 100_000
+    assert {"full softmax"} < set(shipped["bigram"]["runs"])
+    for run in shipped["bigram"]["runs"].values():  # the same steps for every run, held-out loss below uniform
+        assert run["curve"][-1]["steps"] == shipped["bigram"]["runs"]["full softmax"]["curve"][-1]["steps"]
+        assert run["curve"][-1]["valid_nats"] < math.log(shipped["bigram"]["vocab_size"])
+
+
+@pytest.mark.slow
+def test_the_benchmark_script_quick(tmp_path):
+    """--quick: the cost sweep and every bigram run, scored with the full softmax."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    out = tmp_path / "output_layer.json"
+    done = subprocess.run([sys.executable, str(root / "benchmarks" / "output_layer.py"), "--quick", "--out", str(out)],
+                          capture_output=True, text=True, timeout=600, cwd=root)
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(out.read_text())
+    assert len(result["cost"]["seconds"]) == len(result["cost"]["sampled_seconds"]) == 2
+    assert len(result["bigram"]["runs"]) == 3
