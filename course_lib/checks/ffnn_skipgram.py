@@ -54,9 +54,11 @@ PAIR_SENTENCES = [[5], [3, 8], [4, 4, 7], [2, 9, 6, 9, 1], [10, 11, 12, 13, 14, 
 
 
 def _pairs(ids: Sequence[int], window: int, *, left: int | None = None, right: int | None = None,
-           self_pairs: bool = False, same_id: bool = True, wrap: bool = False, full_only: bool = False) -> Counter:
+           self_pairs: bool = False, same_id: bool = True, wrap: bool = False, full_only: bool = False,
+           negative_slice: bool = False) -> Counter:
     """The (center, context) pairs as a multiset, or one known mistake: other reach on either side, the word with
-    itself, no pair of equal ids, indices wrapping around the ends, only centers with a full window."""
+    itself, no pair of equal ids, indices wrapping around the ends, only centers with a full window, a left slice
+    ids[i - window:i] that is empty near the start (a negative start)."""
     left = window if left is None else left
     right = window if right is None else right
     T = len(ids)
@@ -65,6 +67,8 @@ def _pairs(ids: Sequence[int], window: int, *, left: int | None = None, right: i
         if full_only and (i - left < 0 or i + right >= T):
             continue
         for j in range(i - left, i + right + 1):
+            if negative_slice and j < i and i - left < 0:
+                continue
             if j == i and not self_pairs:
                 continue
             if not 0 <= j < T:
@@ -118,42 +122,14 @@ def check_skipgram_pairs(skipgram_pairs: Callable, *, windows: Sequence[int] = (
             failing.append((ids, window, got))
     # said on the case that tells most mistakes apart: a window of 2 or more, a sentence longer than the window
     failing.sort(key=lambda f: (f[1] < 2 or len(f[0]) <= f[1] + 1, -len(f[0])))
-    for ids, window, got in failing:
-        where = case_note(f"ids={ids}, window={window}")
-        expected = _pairs(ids, window)
-        known = [
-            (_pairs(ids, window, self_pairs=True),
-             "you paired each word with itself at its own position: the context is the words around the center, "
-             "so skip j == i"),
-            (_pairs(ids, window, same_id=False),
-             "you left out every pair of two equal ids, but only the center's own position is to be skipped: the "
-             "same word at another position is a real context (compare positions, j != i, not ids)"),
-            (_pairs(ids, window - 1) if window > 1 else None,
-             f"window off by one: take window = {window} words on each side of the center, yours take {window - 1} "
-             "(range(i - window, i + window + 1) includes both ends)"),
-            (_pairs(ids, window + 1),
-             f"window off by one: take window = {window} words on each side of the center, yours take "
-             f"{window + 1}"),
-            (_pairs(ids, window, left=0),
-             "you only pair each word with the words after it: the context is window words on each side"),
-            (_pairs(ids, window, right=0),
-             "you only pair each word with the words before it: the context is window words on each side"),
-            (_pairs(ids, window, left=window - 1) if window > 1 else None,
-             "your window reaches one word less to the left than to the right: a slice ids[i - window:i] stops "
-             "before i, a range(i - window, i + window + 1) includes both ends"),
-            (_pairs(ids, window, right=window - 1) if window > 1 else None,
-             "your window reaches one word less to the right than to the left: ids[i + 1:i + window + 1] holds the "
-             "window words after i"),
-            (_pairs(ids, window, wrap=True),
-             "near the ends of the sentence your pairs wrap around (a negative index counts from the end in "
-             "Python): keep only positions 0 <= j < len(ids)"),
-            (_pairs(ids, window, full_only=True),
-             "the words near the ends of the sentence are missing as centers: they have fewer context words, not "
-             "none; clip the window at the sentence's ends"),
-        ]
-        for wrong, message in known:
-            if wrong is not None and got == wrong and wrong != expected:
-                raise AnswerError(ex, f"{message}{where}.")
+    explained = [_known_pair_mistakes(ids, window, got) for ids, window, got in failing]  # {mistake: sentence}
+    for mistake, message in explained[0].items() if explained else []:  # one that explains every failing case first
+        if all(mistake in found for found in explained):
+            ids, window, _ = failing[0]
+            raise AnswerError(ex, f"{message}{case_note(f'ids={ids}, window={window}')}.")
+    for (ids, window, _), found in zip(failing, explained):
+        if found:
+            raise AnswerError(ex, f"{next(iter(found.values()))}{case_note(f'ids={ids}, window={window}')}.")
     if failing:
         ids, window, got = failing[0]
         where = case_note(f"ids={ids}, window={window}")
@@ -171,6 +147,52 @@ def check_skipgram_pairs(skipgram_pairs: Callable, *, windows: Sequence[int] = (
                               f"{next(iter(extra))} should not be there and {next(iter(missing))} is missing"
                               f"{where}.")
     report_pass(ex, f"windows {list(windows)}; sentences of 1 to {max(map(len, sentences))} words, a repeated word")
+
+
+def _known_pair_mistakes(ids: list[int], window: int, got: Counter) -> dict[int, str]:
+    """The known mistakes (by number) whose pairs are ``got`` on this sentence and window, with their sentences."""
+    expected = _pairs(ids, window)
+    known = [
+        (_pairs(ids, window, self_pairs=True),
+         "you paired each word with itself at its own position: the context is the words around the center, "
+         "so skip j == i"),
+        (_pairs(ids, window, same_id=False),
+         "you left out every pair of two equal ids, but only the center's own position is to be skipped: the "
+         "same word at another position is a real context (compare positions, j != i, not ids)"),
+        (_pairs(ids, window - 1),
+         f"window off by one: take window = {window} words on each side of the center, yours take {window - 1} "
+         "(range(i - window, i + window + 1) includes both ends)"),
+        (_pairs(ids, window + 1),
+         f"window off by one: take window = {window} words on each side of the center, yours take "
+         f"{window + 1}"),
+        (_pairs(ids, window, left=0),
+         "you only pair each word with the words after it: the context is window words on each side"),
+        (_pairs(ids, window, right=0),
+         "you only pair each word with the words before it: the context is window words on each side"),
+        (_pairs(ids, window, left=window - 1) if window > 1 else None,
+         "your window reaches one word less to the left than to the right: a slice ids[i - window:i] stops "
+         "before i, a range(i - window, i + window + 1) includes both ends"),
+        (_pairs(ids, window, right=window - 1) if window > 1 else None,
+         "your window reaches one word less to the right than to the left: ids[i + 1:i + window + 1] holds the "
+         "window words after i"),
+        (_pairs(ids, window, wrap=True),
+         "near the ends of the sentence your pairs wrap around (a negative index counts from the end in "
+         "Python): keep only positions 0 <= j < len(ids)"),
+        (_pairs(ids, window, full_only=True),
+         "the words near the ends of the sentence are missing as centers: they have fewer context words, not "
+         "none; clip the window at the sentence's ends"),
+        (_pairs(ids, window, negative_slice=True),
+         "the first words lose their left context: a slice ids[i - window:i] whose start is negative counts from "
+         "the end of the list in Python and comes out empty; start it at max(0, i - window)"),
+        (Counter(set(expected.elements())),
+         "you removed repeated pairs (a set?): a pair that occurs twice in the sentence is two training "
+         "examples, so keep every occurrence"),
+        (_pairs(ids, window // 2),
+         f"window is the number of context words on *each* side of the center, not in all: take {window} before "
+         f"and {window} after (yours take {window // 2})"),
+    ]
+    return {number: message for number, (wrong, message) in enumerate(known)
+            if wrong is not None and got == wrong and wrong != expected}
 
 
 # ---------------------------------------------------------------------------
@@ -197,8 +219,11 @@ def check_negative_distribution(negative_distribution: Callable, *,
         c = torch.tensor(row, dtype=torch.long)
         case = f"counts={row}"
         got = call_answer(ex, negative_distribution, c.clone(), banned=_COURSE_SKIPGRAM, reason=WRITE_IT_YOURSELF)
-        if isinstance(got, (list, tuple)):
-            got = torch.tensor(got, dtype=torch.float64)
+        if isinstance(got, (list, tuple)) or type(got).__module__ == "numpy":
+            try:
+                got = torch.as_tensor(got)
+            except (TypeError, ValueError, RuntimeError):
+                pass
         if isinstance(got, torch.Tensor) and not got.is_floating_point() and got.shape == c.shape:
             raise AnswerError(ex, f"your probabilities are integers ({str(got.dtype).replace('torch.', '')}): they are "
                                   "fractions, so return floats (convert the counts with .float() or .double() first)"
@@ -223,6 +248,11 @@ def check_negative_distribution(negative_distribution: Callable, *,
                     lambda: _distribution(c, 0.25)),
             Variant("sqrt", "you took the square root of the counts: the power is 3/4 = 0.75.",
                     lambda: _distribution(c, 0.5)),
+            Variant("cubed", "you raised the counts to the power 3: counts ** 3 / 4 means (counts ** 3) / 4; write "
+                             "counts ** 0.75 or counts ** (3 / 4).", lambda: _distribution(c, 3.0)),
+            Variant("cubed_not_renormalised", "you raised the counts to the power 3 and did not renormalise: "
+                                              "counts ** 3 / 4 means (counts ** 3) / 4; write counts ** (3 / 4), then "
+                                              "divide by the sum.", lambda: _distribution(c, 3.0, normalise=False) / 4),
         ]
         variants = [Variant(v.name, v.message, lambda v=v: v.compute().to(precision)) for v in variants]
         compare_answer(ex, got, expected, variants=variants, what="the returned distribution", case=case)

@@ -185,6 +185,19 @@ WRONG += [
           "        for j in range(i - window, i + window + 1):\n            if j != i:\n"
           "                pairs.append((ids[i], ids[j]))\n    return pairs\n",
           "check_skipgram_pairs", "missing as centers"),
+    Wrong("pairs_negative_slice", "skipgram_pairs",
+          "def skipgram_pairs(ids, window):\n    pairs = []\n    for i, center in enumerate(ids):\n"
+          "        for other in ids[i - window:i] + ids[i + 1:i + window + 1]:\n"
+          "            pairs.append((center, other))\n    return pairs\n",
+          "check_skipgram_pairs", "negative counts from the end"),
+    Wrong("pairs_set", "skipgram_pairs", pairs_source().replace("return pairs", "return list(set(pairs))"),
+          "check_skipgram_pairs", "removed repeated pairs"),
+    Wrong("pairs_window_in_all", "skipgram_pairs",
+          pairs_source(lo="max(0, i - window // 2)", hi="min(len(ids), i + window // 2 + 1)"), "check_skipgram_pairs",
+          "on *each* side"),
+    Wrong("dist_cubed", "negative_distribution",
+          "def negative_distribution(counts):\n    w = counts.double() ** 3 / 4\n    return w / w.sum()\n",
+          "check_negative_distribution", "power 3"),
     Wrong("dist_no_power", "negative_distribution",
           "def negative_distribution(counts):\n    return counts.float() / counts.sum()\n",
           "check_negative_distribution", "raise each count to the 3/4 power"),
