@@ -1,7 +1,7 @@
 """Reversal at equal compute: notebook 05's GRU encoder-decoder with attention against the Transformer's.
 
 Both models learn notebook 05's task (``course_lib.seq2seq.reversal_batches``: 8 symbols, lengths
-3 to 10, batches of 64, the same batches for both) with AdamW and gradients clipped at 1 (the
+3 to 10, batches of 64 drawn the same way for both) with AdamW and gradients clipped at 1 (the
 course's ``train``), for the same TRAINING COMPUTE: floating-point operations of the matrix products
 of each training step, forward and backward, counted by ``torch.utils.flop_counter.FlopCounterMode``
 (``course_lib.encoder_decoder.mean_training_flops``: the mean over the lengths, which are drawn

@@ -96,7 +96,7 @@ def main(argv=None) -> dict:
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     started, cpu_started = time.perf_counter(), time.process_time()
-    sizes, repeats, steps, eval_every = ((VOCAB_SIZES, 5, 3000, 250) if not args.quick else
+    sizes, repeats, steps, eval_every = ((VOCAB_SIZES, 5, 800, 50) if not args.quick else
                                          (VOCAB_SIZES[:2], 1, 20, 10))
     cost = measure_output_layer(sizes, d_model=256, tokens=32, repeats=repeats, num_sampled=256)
     for V, full, sampled in zip(cost.vocab_sizes, cost.seconds, cost.sampled_seconds):

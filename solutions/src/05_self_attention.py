@@ -303,7 +303,7 @@ plt.show()
 #
 # Are the few mistakes at the longest lengths a limit of the model, or of these few seconds?
 # `benchmarks/encoder_decoder.py` (in the course's repository; its results ship with `course_lib`)
-# trained the same additive model, same sizes, batches and learning rate, about eight times longer:
+# trained the same additive model, with the same sizes, batch size and learning rate, for longer:
 
 # %% [demo]
 from IPython.display import Markdown, display

@@ -853,7 +853,7 @@ print(f"{len(reverser_history.train_steps)} steps in {reverser_history.seconds:.
 # Is it better or worse than notebook 05's GRU with attention? Only a comparison at **equal compute**
 # says. `benchmarks/encoder_decoder.py` (in the course's repository; its results ship with `course_lib`)
 # trains 05's GRU model and this Transformer (the course's `EncoderBlock`, which computes your
-# `encoder_block`'s function) on the same batches, for the same number of **training FLOPs**: the
+# `encoder_block`'s function) on batches drawn the same way, for the same number of **training FLOPs**: the
 # floating-point operations of every matrix product of a training step, forward and backward, counted
 # by PyTorch's `FlopCounterMode` (element-wise work such as the gates, softmax and LayerNorm is not
 # counted, for either model), times the steps. At each doubling of compute both decode fresh
