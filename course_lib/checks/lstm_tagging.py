@@ -15,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence
 
-from course_lib.checks.common import device_for_checks, random_tensor
+from course_lib.checks.common import check_gradients_reach, device_for_checks, random_tensor
 from course_lib.grading.answers import AnswerError, Terms, Variant, call_answer, compare_answer, report_pass
 
 IGNORE = -100
@@ -59,6 +59,22 @@ def _logits_variants() -> list[Variant]:
                 "the order you flattened, or multiply the (B, T, 2H) tensor directly.",
                 lambda f, r, W, b: lin(torch.cat([f, r], -1).transpose(0, 1).reshape(-1, W.shape[1]), W, b)
                 .reshape(f.shape[0], f.shape[1], -1)),
+        Variant("same_half", "the backward states are multiplied by the first H columns of W, like the forward ones: "
+                "the last H columns of W read the backward state.",
+                lambda f, r, W, b: lin(f, half(W, 0), 0) + lin(r, half(W, 0), b)),
+        Variant("interleaved", "you interleaved the two directions' units (stacking on a new last axis and reshaping "
+                "alternates them): concatenate the blocks, torch.cat([forward, backward], dim=-1), so that the first "
+                "H columns of W read the forward state.",
+                lambda f, r, W, b: lin(torch.stack([f, r], -1).reshape(*f.shape[:-1], -1), W, b)),
+        Variant("bias_twice", "the bias b is added twice (once per direction): add it once, "
+                "[forward h_t; backward h_t] W^T + b.", lambda f, r, W, b: lin(torch.cat([f, r], -1), W, 2 * b)),
+        Variant("backward_first_position", "every token gets the backward state of position 0 (the backward LSTM's "
+                "summary of the whole sequence): each token needs the backward state at its own position, "
+                "backward_states[:, t].",
+                lambda f, r, W, b: lin(torch.cat([f, r[:, :1].expand_as(r)], -1), W, b)),
+        Variant("backward_last_position", "every token gets the backward state of the last position: each token "
+                "needs the backward state at its own position, backward_states[:, t].",
+                lambda f, r, W, b: lin(torch.cat([f, r[:, -1:].expand_as(r)], -1), W, b)),
         Variant("softmax", "you returned probabilities (a softmax over the tags): return the logits; the loss takes "
                 "the log-softmax itself.", lambda f, r, W, b: torch.softmax(lin(torch.cat([f, r], -1), W, b), -1)),
     ]
@@ -119,8 +135,21 @@ def _loss_variants() -> list[Variant]:
                 lambda z, y, n: ((_per_token(z, y) * _real(y, n)).sum(1) / n).mean()),
         Variant("mask_one_short", "your mask leaves out each sequence's last real token: the real tokens are "
                 "positions 0 .. lengths[b] - 1 (t < lengths[b]).", lambda z, y, n: _ce(z, y, _real(y, n, -1))),
-        Variant("mask_one_long", "your mask takes one token past each sequence's end: the real tokens are positions "
-                "0 .. lengths[b] - 1 (t < lengths[b]).", lambda z, y, n: _ce(z, y, _real(y, n, 1))),
+        Variant("mask_one_long", "your mask takes one token past each sequence's end, the first padding position (off "
+                "by one: the real tokens are positions 0 .. lengths[b] - 1, t < lengths[b], not t <= lengths[b]).",
+                lambda z, y, n: _ce(z, y, _real(y, n, 1))),
+        Variant("ignore_tag_zero", "you left out the tokens whose tag is 0: the padding is found from lengths, not "
+                "from a tag value (the padding's tags are placeholders, and real tokens can have tag 0 too).",
+                lambda z, y, n: F.cross_entropy(z.reshape(-1, z.shape[-1]), y.reshape(-1), ignore_index=0)),
+        Variant("divided_by_batch", "you divided the sum over the real tokens by the batch size B: divide by the "
+                "number of real tokens, lengths.sum().", lambda z, y, n: _ce(z, y, _real(y, n), "sum") / y.shape[0]),
+        Variant("softmax_first", "you applied a softmax before F.cross_entropy, which takes raw logits (it applies the "
+                "log-softmax itself), so the softmax is taken twice.",
+                lambda z, y, n: _ce(torch.softmax(z, -1), y, _real(y, n))),
+        Variant("left_padding", "your mask takes the last lengths[b] positions of each row, as if the padding came "
+                "first: here the padding is at the end of the row, and the real tokens are the first lengths[b].",
+                lambda z, y, n: _ce(z, y, torch.arange(y.shape[1], device=y.device)[None]
+                                    >= y.shape[1] - n[:, None])),
         Variant("no_log_softmax", "you took minus the logit of the right tag: the loss is minus its log-probability "
                 "(log_softmax of the logits first).",
                 lambda z, y, n: -z.gather(-1, y[..., None])[..., 0][_real(y, n)].mean()),
@@ -152,6 +181,9 @@ def check_tag_loss(tag_loss: Callable, *, batch: int = 4, steps: int = 6, num_ta
                               "() (the mean over the real tokens).")
     compare_answer(ex, got, expected, inputs=inputs, variants=_loss_variants(), what="the returned loss",
                    case=f"B={batch}, T={steps}, C={num_tags}, lengths {list(lengths)}")
+    check_gradients_reach(ex, tag_loss, lambda z, y, n: _ce(z, y, _real(y, n)), inputs, {0: "logits"},
+                          why="The loss is what training backpropagates from, so it must be computed from the logits "
+                              "with torch operations.")
     report_pass(ex, f"equals F.cross_entropy with ignore_index on the padding for lengths {list(lengths)}")
 
 
@@ -164,9 +196,28 @@ def _last_variants() -> list[Variant]:
         Variant("position_minus_one", "you took position -1 of every row: in a padded batch that is the state after "
                 "the padding for every sequence shorter than T. Take each row's last real position, "
                 "outputs[b, lengths[b] - 1].", lambda o, n: o[:, -1]),
-        Variant("at_length", "you took position lengths[b], one past the end: the last real token of row b is at "
-                "lengths[b] - 1 (positions count from 0).",
+        Variant("at_length", "you took position lengths[b], one past the end (off by one): the last real token of row "
+                "b is at lengths[b] - 1 (positions count from 0).",
                 lambda o, n: o[torch.arange(len(n), device=o.device), n.clamp(max=o.shape[1] - 1)]),
+        Variant("one_hot_at_length", "you picked position lengths[b], one past the end (off by one), which is zero "
+                "for a row with no padding: the last real token of row b is at lengths[b] - 1.",
+                lambda o, n: (o * (torch.arange(o.shape[1], device=o.device)[None] == n[:, None])[..., None]).sum(1)),
+        Variant("from_the_end", "you indexed position -lengths[b], which counts from the end of the padded row: the "
+                "last real token is at position lengths[b] - 1, counted from the start.",
+                lambda o, n: o[torch.arange(len(n), device=o.device), -n]),
+        Variant("max_pool", "you took the maximum over the positions (max-pooling): a many-to-one model reads the "
+                "state after the last real token, outputs[b, lengths[b] - 1].", lambda o, n: o.max(1).values),
+        Variant("sorted_rows", "your rows are in another order (sorted by length, as pack_padded_sequence sorts "
+                "them): return row b's state in row b, in the same order as the inputs.",
+                lambda o, n: o[torch.argsort(n, descending=True), n[torch.argsort(n, descending=True)] - 1]),
+        Variant("flat_no_offset", "you flattened outputs to (B * T, H) and indexed lengths - 1 without the offset "
+                "b * T of row b, so every index lands in the first row.",
+                lambda o, n: o.reshape(-1, o.shape[-1])[n - 1]),
+        Variant("flat_other_layout", "your flat index b * T + t is for the batch-major layout, but you flattened a "
+                "transposed (time-major) tensor, where position t of row b is at t * B + b: reshape without the "
+                "transpose, or index in the layout you made.",
+                lambda o, n: o.transpose(0, 1).reshape(-1, o.shape[-1])[torch.arange(len(n), device=o.device)
+                                                                          * o.shape[1] + n - 1]),
         Variant("first", "you took position 0, the state after the first token: take each row's last real position, "
                 "outputs[b, lengths[b] - 1].", lambda o, n: o[:, 0]),
         Variant("all_rows", "outputs[:, lengths - 1] picks every row's state at every row's length, (B, B, H): pair "
