@@ -1,6 +1,6 @@
 """Train the two character language models of notebook 04's ELMo section: a forward LM and a backward LM.
 
-    OMP_NUM_THREADS=1 python benchmarks/train_bilm.py   # about 10 minutes of one core on a busy 2-core machine
+    OMP_NUM_THREADS=1 python benchmarks/train_bilm.py   # a few minutes of one core
 
 ELMo's biLM is two stacked LSTM language models, one reading left to right and one right to left, whose states
 are concatenated layer by layer. This script trains both on the same data as ``benchmarks/train_char_lstm.py``
@@ -39,7 +39,7 @@ def main(argv=None) -> dict:
     parser.add_argument("--chars", type=int, default=2_000_000, help="characters of standard-library source")
     parser.add_argument("--width", type=int, default=64, help="embedding and LSTM width of each direction")
     parser.add_argument("--layers", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=1500, help="training steps of each LM (the last 20%% at lr/5)")
+    parser.add_argument("--steps", type=int, default=600, help="training steps of each LM (the last 20%% at lr/5)")
     parser.add_argument("--no-save", action="store_true", help="measure only; write neither weights nor results")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
