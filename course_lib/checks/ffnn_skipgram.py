@@ -24,7 +24,7 @@ from course_lib.grading.answers import (
     Terms,
     Variant,
     call_answer,
-    call_answer_all,
+    call_answer_each,
     case_note,
     compare_answer,
     describe_value,
@@ -55,29 +55,29 @@ PAIR_SENTENCES = [[5], [3, 8], [4, 4, 7], [2, 9, 6, 9, 1], [10, 11, 12, 13, 14, 
 
 def _pairs(ids: Sequence[int], window: int, *, left: int | None = None, right: int | None = None,
            self_pairs: bool = False, same_id: bool = True, wrap: bool = False, full_only: bool = False,
-           negative_slice: bool = False) -> Counter:
+           negative_slice: bool = False, positions: bool = False, skip_center: int | None = None) -> Counter:
     """The (center, context) pairs as a multiset, or one known mistake: other reach on either side, the word with
-    itself, no pair of equal ids, indices wrapping around the ends, only centers with a full window, a left slice
-    ids[i - window:i] that is empty near the start (a negative start)."""
+    itself, no pair of equal ids, negative indices wrapping around to the end, only centers with a full window, a left
+    slice ids[i - window:i] that is empty near the start (a negative start), positions instead of ids, a center left
+    out."""
     left = window if left is None else left
     right = window if right is None else right
     T = len(ids)
     out: Counter = Counter()
     for i in range(T):
-        if full_only and (i - left < 0 or i + right >= T):
+        if full_only and (i - left < 0 or i + right >= T) or i == skip_center:
             continue
         for j in range(i - left, i + right + 1):
             if negative_slice and j < i and i - left < 0:
                 continue
             if j == i and not self_pairs:
                 continue
-            if not 0 <= j < T:
-                if not wrap:
-                    continue
-                j %= T
+            if j >= T or (j < 0 and not wrap):
+                continue
+            j %= T  # a negative index counts from the end in Python (one past the end raises an IndexError)
             if not same_id and ids[j] == ids[i]:
                 continue
-            out[(ids[i], ids[j])] += 1
+            out[(i, j) if positions else (ids[i], ids[j])] += 1
     return out
 
 
@@ -113,10 +113,13 @@ def check_skipgram_pairs(skipgram_pairs: Callable, *, windows: Sequence[int] = (
     ex = "skipgram_pairs"
     sentences = [list(s) for s in (sentences or PAIR_SENTENCES)]
     cases = [(list(ids), window) for window in windows for ids in sentences]
-    outs = call_answer_all(ex, skipgram_pairs, [((list(ids), window), {}) for ids, window in cases],
-                           banned=_COURSE_SKIPGRAM, reason=WRITE_IT_YOURSELF)
+    outs = call_answer_each(ex, skipgram_pairs, [((list(ids), window), {}) for ids, window in cases],
+                            banned=_COURSE_SKIPGRAM, reason=WRITE_IT_YOURSELF)
+    raised = [out for out in outs if isinstance(out, AnswerError)]
     failing = []
     for (ids, window), out in zip(cases, outs):
+        if isinstance(out, AnswerError):
+            continue
         got = Counter(_as_pair_list(ex, out))
         if got != _pairs(ids, window):
             failing.append((ids, window, got))
@@ -127,9 +130,11 @@ def check_skipgram_pairs(skipgram_pairs: Callable, *, windows: Sequence[int] = (
         if all(mistake in found for found in explained):
             ids, window, _ = failing[0]
             raise AnswerError(ex, f"{message}{case_note(f'ids={ids}, window={window}')}.")
-    for (ids, window, _), found in zip(failing, explained):
+    for (ids, window, _), found in sorted(zip(failing, explained), key=lambda f: len(f[1]) != 1):  # unambiguous first
         if found:
             raise AnswerError(ex, f"{next(iter(found.values()))}{case_note(f'ids={ids}, window={window}')}.")
+    if raised:  # the cases that returned tell nothing known: the error of the first that raised
+        raise raised[0]
     if failing:
         ids, window, got = failing[0]
         where = case_note(f"ids={ids}, window={window}")
@@ -166,9 +171,11 @@ def _known_pair_mistakes(ids: list[int], window: int, got: Counter) -> dict[int,
          f"window off by one: take window = {window} words on each side of the center, yours take "
          f"{window + 1}"),
         (_pairs(ids, window, left=0),
-         "you only pair each word with the words after it: the context is window words on each side"),
+         "you only pair each word with the words after it: the context is window words on both sides, before "
+         "and after the center"),
         (_pairs(ids, window, right=0),
-         "you only pair each word with the words before it: the context is window words on each side"),
+         "you only pair each word with the words before it: the context is window words on both sides, before "
+         "and after the center"),
         (_pairs(ids, window, left=window - 1) if window > 1 else None,
          "your window reaches one word less to the left than to the right: a slice ids[i - window:i] stops "
          "before i, a range(i - window, i + window + 1) includes both ends"),
@@ -176,8 +183,8 @@ def _known_pair_mistakes(ids: list[int], window: int, got: Counter) -> dict[int,
          "your window reaches one word less to the right than to the left: ids[i + 1:i + window + 1] holds the "
          "window words after i"),
         (_pairs(ids, window, wrap=True),
-         "near the ends of the sentence your pairs wrap around (a negative index counts from the end in "
-         "Python): keep only positions 0 <= j < len(ids)"),
+         "near the start of the sentence your pairs wrap around to its end (a negative index counts from the end "
+         "in Python): keep only positions 0 <= j < len(ids)"),
         (_pairs(ids, window, full_only=True),
          "the words near the ends of the sentence are missing as centers: they have fewer context words, not "
          "none; clip the window at the sentence's ends"),
@@ -188,8 +195,14 @@ def _known_pair_mistakes(ids: list[int], window: int, got: Counter) -> dict[int,
          "you removed repeated pairs (a set?): a pair that occurs twice in the sentence is two training "
          "examples, so keep every occurrence"),
         (_pairs(ids, window // 2),
-         f"window is the number of context words on *each* side of the center, not in all: take {window} before "
-         f"and {window} after (yours take {window // 2})"),
+         f"window is the number of context words on *each* side of the center, not the width of the whole "
+         f"window: take {window} words before and after (yours take half, {window // 2}, on each side)"),
+        (_pairs(ids, window, positions=True),
+         "your pairs hold positions (i, j); they should hold the word ids at those positions, (ids[i], ids[j])"),
+        (_pairs(ids, window, skip_center=len(ids) - 1),
+         "the last word is never a center: loop over every position, range(len(ids)), not range(len(ids) - 1)"),
+        (_pairs(ids, window, skip_center=0),
+         "the first word is never a center: loop over every position, range(len(ids))"),
     ]
     return {number: message for number, (wrong, message) in enumerate(known)
             if wrong is not None and got == wrong and wrong != expected}
@@ -220,10 +233,8 @@ def check_negative_distribution(negative_distribution: Callable, *,
         case = f"counts={row}"
         got = call_answer(ex, negative_distribution, c.clone(), banned=_COURSE_SKIPGRAM, reason=WRITE_IT_YOURSELF)
         if isinstance(got, (list, tuple)) or type(got).__module__ == "numpy":
-            try:
-                got = torch.as_tensor(got)
-            except (TypeError, ValueError, RuntimeError):
-                pass
+            raise AnswerError(ex, f"return a torch tensor, not {describe_value(got)}: the distribution goes on to "
+                                  "torch.multinomial (convert a numpy array with torch.from_numpy(...)).")
         if isinstance(got, torch.Tensor) and not got.is_floating_point() and got.shape == c.shape:
             raise AnswerError(ex, f"your probabilities are integers ({str(got.dtype).replace('torch.', '')}): they are "
                                   "fractions, so return floats (convert the counts with .float() or .double() first)"
@@ -248,6 +259,18 @@ def check_negative_distribution(negative_distribution: Callable, *,
                     lambda: _distribution(c, 0.25)),
             Variant("sqrt", "you took the square root of the counts: the power is 3/4 = 0.75.",
                     lambda: _distribution(c, 0.5)),
+            Variant("power_0", "you raised the counts to the power 0, so every word (even one counted 0 times) gets "
+                               "the same probability: 3 // 4 is integer division and gives 0; write 0.75 or 3 / 4.",
+                    lambda: _distribution(c, 0.0)),
+            Variant("add_one", "you added one to every count: a word counted 0 times must keep probability 0 (no "
+                               "smoothing here), and the other shares shift.",
+                    lambda: _distribution(c + 1)),
+            Variant("softmax", "you normalised with a softmax, which exponentiates the powered counts: divide them by "
+                               "their sum instead.",
+                    lambda: torch.softmax(c.double() ** 0.75, 0)),
+            Variant("max", "you divided by the largest powered count, so the numbers do not sum to 1: divide by their "
+                           "sum.",
+                    lambda: (c.double() ** 0.75) / (c.double() ** 0.75).max()),
             Variant("cubed", "you raised the counts to the power 3: counts ** 3 / 4 means (counts ** 3) / 4; write "
                              "counts ** 0.75 or counts ** (3 / 4).", lambda: _distribution(c, 3.0)),
             Variant("cubed_not_renormalised", "you raised the counts to the power 3 and did not renormalise: "
@@ -299,32 +322,47 @@ def check_draw_negatives(draw_negatives: Callable, *, distribution: Sequence[flo
         raise AnswerError(ex, f"the negatives are word ids and index the embedding table: return an integer (long) "
                               f"tensor, not {got.dtype}{where}.")
     got = got.long().cpu()
+    n = got.numel()
+    counts = torch.bincount(got.flatten().clamp(0, V), minlength=V + 1).tolist()  # position V: ids past the end
+    for shift in (1, -1):
+        shifted = [probs[i - shift] if 0 <= i - shift < V else 0.0 for i in range(V + 1)]
+        if _fits(counts, shifted, n) and not _fits(counts, probs + [0.0], n):
+            raise AnswerError(ex, f"every draw is shifted by one word: word i comes out with the probability of word "
+                                  f"{'i - 1' if shift == 1 else 'i + 1'} (off by one). Searching the cumulative sums? "
+                                  "torch.searchsorted(torch.cumsum(distribution, 0), u, right=True) gives the word "
+                                  "whose interval holds u; or use torch.multinomial(distribution, ..., "
+                                  f"replacement=True){where}.")
     if bool((got < 0).any()) or bool((got >= V).any()):
         raise AnswerError(ex, f"some ids are outside 0 .. V-1 = {V - 1}: draw word ids, the positions of "
                               f"distribution{where}.")
     never = [i for i, p in enumerate(probs) if p == 0 and bool((got == i).any())]
-    if never:
-        raise AnswerError(ex, f"you drew word {never[0]}, whose probability is 0: draw from the distribution (for "
-                              f"example torch.multinomial(distribution, ..., replacement=True)), not uniformly{where}.")
+    counts = torch.bincount(got.flatten(), minlength=V).tolist()
+    nonzero = [i for i, p in enumerate(probs) if p > 0]
+    uniform = [1 / len(nonzero) if p > 0 else 0.0 for p in probs]
+    uniform_all = [1 / V] * V
     if num_pairs > 1 and bool((got == got[0]).all()):
         raise AnswerError(ex, "every pair got the same k negatives: draw num_pairs * k words, a fresh k for each "
                               f"pair{where}.")
-    n = got.numel()
-    counts = torch.bincount(got.flatten(), minlength=V).tolist()
     rows_with_repeats = sum(len(set(row)) < k for row in got.tolist())
     if k > 1 and num_pairs >= 100 and rows_with_repeats == 0 and max(probs) > 0.3:  # a repeat is near certain
         raise AnswerError(ex, "no row repeats a word, so you drew without replacement: the same word may be drawn "
                               f"twice for one pair (torch.multinomial(..., replacement=True)){where}.")
-    if _fits(counts, probs, n):
-        report_pass(ex, f"{n} draws within {SIGMAS:g} standard deviations of the distribution")
-        return
-    nonzero = [i for i, p in enumerate(probs) if p > 0]
-    uniform = [1 / len(nonzero) if p > 0 else 0.0 for p in probs]
-    uniform_all = [1 / V] * V
-    powered = _distribution(torch.tensor(probs, dtype=torch.float64)).tolist()
     if _fits(counts, uniform_all, n) or _fits(counts, uniform, n):
         raise AnswerError(ex, "your draws are uniform over the words: draw each word with its probability in "
                               f"distribution (torch.multinomial(distribution, ..., replacement=True)){where}.")
+    if _fits(counts, torch.softmax(torch.tensor(probs, dtype=torch.float64), 0).tolist(), n):
+        raise AnswerError(ex, "you drew from softmax(distribution): distribution is already a probability "
+                              "distribution, and a softmax exponentiates it again; draw word i with probability "
+                              "distribution[i] as it is (torch.multinomial(distribution, ..., "
+                              f"replacement=True)){where}.")
+    if never:
+        raise AnswerError(ex, f"you drew word {never[0]}, whose probability is 0: each draw should pick word i with "
+                              "probability distribution[i] (for example torch.multinomial(distribution, ..., "
+                              f"replacement=True)){where}.")
+    if _fits(counts, probs, n):
+        report_pass(ex, f"{n} draws within {SIGMAS:g} standard deviations of the distribution")
+        return
+    powered = _distribution(torch.tensor(probs, dtype=torch.float64)).tolist()
     if _fits(counts, powered, n):
         raise AnswerError(ex, "you raised the distribution to the 3/4 power again: draw_negatives is given the "
                               f"distribution of negative_distribution, already powered and renormalised{where}.")
@@ -348,8 +386,8 @@ def sgns_reference(v_center: torch.Tensor, u_context: torch.Tensor, u_negative: 
 
 
 def _sgns_variant(v, u, n, *, neg_sign=-1.0, k_mean=False, batch_sum=False, per_example=False, negatives=True,
-                  positive=True, sign=1.0):
-    pos = torch.einsum("bd,bd->b", u, v)  # (B,)
+                  positive=True, sign=1.0, pos_sign=1.0):
+    pos = pos_sign * torch.einsum("bd,bd->b", u, v)  # (B,)
     neg = torch.einsum("bkd,bd->bk", n, v)  # (B, k)
     neg_terms = F.logsigmoid(neg_sign * neg)
     per = -((F.logsigmoid(pos) if positive else 0) +
@@ -382,7 +420,19 @@ def _sgns_variants() -> list[Variant]:
                                     "negative with every center of the batch; each pair's k negatives go with its own "
                                     "center, (u_negative * v_center[:, None, :]).sum(-1), shape (B, k).",
                 lambda v, u, n: -(F.logsigmoid((u * v).sum(-1)) + F.logsigmoid(-(n @ v.T)).sum((1, 2))).mean()),
-        Variant("no_negatives", "the negative words' terms are missing: add - sum_k log sigma(-u_k . v_c).",
+        Variant("pos_sign", "the sign of the context word's term is wrong: it is -log sigma(+u_o . v_c), so that the "
+                            "real context word scores high; only the negatives get a minus inside the sigma.",
+                lambda v, u, n: _sgns_variant(v, u, n, pos_sign=-1.0)),
+        Variant("mean_all_terms", "you averaged over all B * (k + 1) terms: sum the k + 1 terms of each pair (the "
+                                  "context word's and the k negatives'), then average over the pairs.",
+                lambda v, u, n: _sgns_variant(v, u, n) / (1 + n.shape[1])),
+        Variant("softmax", "you used a softmax over the context word and its k negatives (one (k + 1)-way choice); "
+                           "SGNS is k + 1 independent binary choices, each with a sigmoid: -log sigma(u_o . v_c) - "
+                           "sum_k log sigma(-u_k . v_c).",
+                lambda v, u, n: -torch.log_softmax(torch.cat([(u * v).sum(-1, keepdim=True),
+                                                              torch.einsum("bkd,bd->bk", n, v)], 1), 1)[:, 0].mean()),
+        Variant("no_negatives", "the negative term is missing (u_negative is never used): add - sum_k log "
+                                "sigma(-u_k . v_c) over the k negatives.",
                 lambda v, u, n: _sgns_variant(v, u, n, negatives=False)),
         Variant("no_positive", "the context word's term -log sigma(u_o . v_c) is missing.",
                 lambda v, u, n: _sgns_variant(v, u, n, positive=False)),
@@ -422,6 +472,12 @@ def check_sgns_loss(sgns_loss: Callable, *, batch: int = 4, k: int = 3, dim: int
             got = got.reshape(())
         if isinstance(got, torch.Tensor) and got.dtype == torch.float64 and vc.dtype == torch.float32:
             got = got.float()
+        if (label != cases[0][0] and isinstance(got, torch.Tensor) and got.numel() == 1
+                and bool(torch.isfinite(got).all()) and float(got) < 0.9 * float(expected)):
+            raise AnswerError(ex, f"your loss is right for ordinary scores but too small for scores of a few hundred "
+                                  f"({float(got):.4g} where it should be {float(expected):.4g}): a clamp or an epsilon "
+                                  "inside the log caps each term (and stops its gradient). Use F.logsigmoid(x), which "
+                                  "is exact and stable for large scores.")
         compare_answer(ex, got, expected, inputs=(vc, uo, un), variants=_sgns_variants(), what="the returned loss",
                        case=label, terms=Terms(sizes={"the batch size B": len(vc), "k": un.shape[1]}),
                        locate=lambda vc=vc, uo=uo, un=un: run_probes(ex, sgns_loss, sgns_reference, [
