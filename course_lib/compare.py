@@ -638,7 +638,7 @@ def plot_crossover(data: dict[str, Any], live: Sequence[ModelResult] | None = No
     import matplotlib.pyplot as plt  # only for plotting
 
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+        _, axes = plt.subplots(1, 2, figsize=(11, 4.2), sharex=True, sharey=True)
     titles = {"held_out_files": "held-out files (never trained on)",
               "continuation": "continuation of the last training file"}
     colours = {name: f"C{i}" for i, name in enumerate(MODELS)}

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import matplotlib
+import pytest
 import torch
 from torch import nn
 
@@ -179,6 +180,7 @@ def test_summary_is_written_from_the_results():
     assert not re.findall(r"\b\d\.\d\d\b|\d\.\de[+-]?\d+", prose), "a measured number typed into the prose"
 
 
+@pytest.mark.slow
 def test_the_script_quick(tmp_path):
     """--quick: a small corpus and budget; every neural model gets the same compute and both splits are scored."""
     out = tmp_path / "crossover.json"
