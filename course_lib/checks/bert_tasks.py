@@ -20,7 +20,8 @@ import torch
 from course_lib.bert_tasks import CODE_TAGS, code_tagging, docstring_pairs
 from course_lib.checks.bert_common import hf_minilm, tokenizer, tokenizer_bans
 from course_lib.checks.common import WRITE_IT_YOURSELF
-from course_lib.grading.answers import AnswerError, Variant, call_answer_all, case_note, describe_value, report_pass
+from course_lib.grading.answers import (AnswerError, Variant, call_answer_all, call_answer_each, case_note,
+                                       describe_value, report_pass)
 from course_lib.grading.answers import install_notebook_hooks  # noqa: F401 (the notebook's setup cell calls it)
 
 __all__ = ["IGNORE", "hf_minilm", "tokenizer", "align_cases", "plain_align_labels", "align_labels_mistakes",
@@ -96,6 +97,13 @@ def align_labels_mistakes() -> list[Variant]:
           "they get -100, which cross-entropy ignores.", rest=0),
         v("specials_zero", "[CLS] and [SEP] got 0, which is a real label (the tag with id 0); they get -100.",
           special_label=0),
+        Variant("one_per_word", "you returned one label per word, but there is one per position: a word of n pieces "
+                "takes n positions (its label, then n - 1 times -100), plus [CLS] and [SEP].",
+                lambda labels, pieces: [IGNORE] + list(labels) + [IGNORE]),
+        Variant("one_too_many_per_word", "one -100 too many per word (off by one): a word of n pieces gets its label "
+                "and then n - 1 times -100, len(pieces) - 1, not len(pieces).",
+                lambda labels, pieces: [IGNORE] + [x for label, word in zip(labels, pieces)
+                                                   for x in [label] + [IGNORE] * len(word)] + [IGNORE]),
     ]
 
 
@@ -131,8 +139,8 @@ def check_align_labels(align_labels: Callable, *, count: int = 60, seed: int = 0
             if got == wrong and wrong != expected:
                 raise AnswerError(ex, f"{variant.message}{case_note(case)}")
         if len(got) != len(expected):
-            raise AnswerError(ex, f"you returned {len(got)} labels for {len(expected)} positions: one per WordPiece "
-                                  f"of the words, plus [CLS] and [SEP]{case_note(case)}.")
+            raise AnswerError(ex, f"you returned {len(got)} labels for {len(expected)} positions: the length must be "
+                                  f"one per piece of the words, plus [CLS] and [SEP]{case_note(case)}.")
         at = next(i for i, (g, e) in enumerate(zip(got, expected)) if g != e)
         raise AnswerError(ex, f"position {at} should be {expected[at]}, yours is {got[at]}: the first piece of each "
                               f"word gets the word's label, every other position -100{case_note(case)}.")
@@ -176,12 +184,21 @@ def _one_at_a_time(n_a: int, n_b: int, budget: int) -> tuple[int, int]:
     return n_a, n_b
 
 
-def plain_truncate_pair(a, b, max_length, *, specials=3, only_second=False, halves=False, from_front=False):
-    """Longest first, or one known mistake."""
+def plain_truncate_pair(a, b, max_length, *, specials=3, only_second=False, halves=False, from_front=False,
+                        excess_halves=False, shorter_first=False):
+    """Longest first, or one known mistake (None where that mistake would raise: popping from an empty list)."""
     budget = max_length - specials
     n_a, n_b = len(a), len(b)
     if only_second:
         n_b = max(0, budget - n_a)
+    elif excess_halves:
+        excess = max(0, n_a + n_b - budget)
+        n_a, n_b = max(0, n_a - excess // 2), max(0, n_b - (excess - excess // 2))
+    elif shorter_first:
+        while n_a + n_b > budget:
+            if (n_a < n_b and n_a == 0) or (n_a >= n_b and n_b == 0):
+                return None
+            n_a, n_b = (n_a - 1, n_b) if n_a < n_b else (n_a, n_b - 1)
     elif halves:
         if n_a + n_b > budget:
             n_a, n_b = budget // 2, budget - budget // 2
@@ -207,6 +224,12 @@ def truncate_pair_mistakes() -> list[Variant]:
           "only from the longer one until both are equally long.", halves=True),
         v("from_front", "you kept the ends and dropped the beginnings; cut tokens off the end of each sequence.",
           from_front=True),
+        v("one_too_many", "you cut one token too many (off by one): a pair of exactly max_length tokens fits, so cut "
+          "while len(a) + len(b) + 3 > max_length, not >=.", specials=4),
+        v("excess_halves", "you took half of the excess from each of A and B; 'longest first' takes it from the "
+          "longer one, one token at a time, and never from a short one that fits.", excess_halves=True),
+        v("shorter_first", "you cut the shorter one first; 'longest first' cuts the longer one (with the shorter one "
+          "cut first, a short name runs out of tokens: popping from an empty list).", shorter_first=True),
     ]
 
 
@@ -217,9 +240,18 @@ def check_truncate_pair(truncate_pair: Callable, *, cases: Sequence[tuple[str, s
     cases = pair_cases() if cases is None else cases
     ids = [(tok(a, add_special_tokens=False)["input_ids"], tok(b, add_special_tokens=False)["input_ids"])
            for a, b, _ in cases]
-    outs = call_answer_all(ex, truncate_pair, [((list(ids_a), list(ids_b), m), {})
-                                               for (ids_a, ids_b), (_, _, m) in zip(ids, cases)],
-                           banned=tokenizer_bans(), reason=WRITE_IT_YOURSELF)
+    outs = call_answer_each(ex, truncate_pair, [((list(ids_a), list(ids_b), m), {})
+                                                for (ids_a, ids_b), (_, _, m) in zip(ids, cases)],
+                            banned=tokenizer_bans(), reason=WRITE_IT_YOURSELF)
+    raised = [out for out in outs if isinstance(out, AnswerError)]
+    if raised:
+        shorter = [plain_truncate_pair(ids_a, ids_b, m, shorter_first=True) for (ids_a, ids_b), (_, _, m) in
+                   zip(ids, cases)]
+        if "IndexError" in str(raised[0]) and all(
+                (wrong is None) == isinstance(out, AnswerError) and (wrong is None or tuple(out) == tuple(wrong))
+                for out, wrong in zip(outs, shorter)):
+            raise AnswerError(ex, truncate_pair_mistakes()[-1].message)
+        raise raised[0]
     for (a_text, b_text, max_length), (ids_a, ids_b), out in zip(cases, ids, outs):
         case = (f"A of {len(ids_a)} tokens, B of {len(ids_b)}, max_length = {max_length} "
                 f"(A = {a_text[:30]!r}{'...' if len(a_text) > 30 else ''})")
@@ -232,14 +264,22 @@ def check_truncate_pair(truncate_pair: Callable, *, cases: Sequence[tuple[str, s
             continue
         for variant in truncate_pair_mistakes():
             wrong = variant.compute(ids_a, ids_b, max_length)
-            if (got_a, got_b) == tuple(wrong) and not any(tuple(wrong) == (ids_a[:x], ids_b[:y]) for x, y in allowed):
+            if wrong is not None and (got_a, got_b) == tuple(wrong) and not any(
+                    tuple(wrong) == (ids_a[:x], ids_b[:y]) for x, y in allowed):
                 raise AnswerError(ex, f"{variant.message}{case_note(case)}")
+        for got, kept, whole, name in ((got_a, n_a, ids_a, "A"), (got_b, n_b, ids_b, "B")):
+            if not got and whole and kept == len(whole):
+                x = name.lower()
+                raise AnswerError(ex, f"{name} has nothing to give up here but came back empty: if you sliced "
+                                      f"{x}[:-cut] with cut = 0, that is {x}[:0], the empty list; keep "
+                                      f"{x}[:len({x}) - cut]{case_note(case)}.")
         if got_a != ids_a[:len(got_a)] or got_b != ids_b[:len(got_b)]:
             raise AnswerError(ex, f"the cut A and B should be the beginnings of A and B, unchanged (a[:n])"
                                   f"{case_note(case)}.")
         if len(got_a) + len(got_b) + 3 > max_length:
             raise AnswerError(ex, f"[CLS] A [SEP] B [SEP] has {len(got_a) + len(got_b) + 3} tokens, more than "
-                                  f"max_length = {max_length}{case_note(case)}.")
+                                  f"max_length = {max_length}: cut the longer one, one token at a time, until the pair "
+                                  f"fits{case_note(case)}.")
         raise AnswerError(ex, f"you kept {len(got_a)} tokens of A and {len(got_b)} of B; longest first keeps {n_a} and "
                               f"{n_b}: take one token at a time from the longer one until the pair fits"
                               f"{case_note(case)}.")

@@ -50,7 +50,9 @@ WRONG = [
           "[CLS] and [SEP] got 0"),
     Wrong("align_word_count", "align_labels", '''def align_labels(word_labels, word_pieces):
     return [-100] + list(word_labels) + [-100]
-''', "check_align_labels", "labels for"),
+''', "check_align_labels", "one label per word"),
+    Wrong("align_too_many_ignored", "align_labels", align_source(word="[label] + [-100] * len(pieces)"),
+          "check_align_labels", "one -100 too many per word"),
     Wrong("align_mutates", "align_labels", '''def align_labels(word_labels, word_pieces):
     labels = [-100]
     for label, pieces in zip(word_labels, word_pieces):
@@ -88,6 +90,26 @@ WRONG = [
         (a if len(a) > len(b) else b).pop()
     return a, b
 ''', "check_truncate_pair", "changed its argument"),
+]
+
+WRONG += [
+    Wrong("truncate_one_too_many", "truncate_pair", truncate_source(specials="4"), "check_truncate_pair",
+          "one token too many"),
+    Wrong("truncate_excess_halves", "truncate_pair", '''def truncate_pair(a, b, max_length):
+    excess = max(0, len(a) + len(b) + 3 - max_length)
+    return list(a)[:max(0, len(a) - excess // 2)], list(b)[:max(0, len(b) - (excess - excess // 2))]
+''', "check_truncate_pair", "half of the excess"),
+    Wrong("truncate_shorter_first", "truncate_pair", truncate_source(condition="len(a) < len(b)"),
+          "check_truncate_pair", "you cut the shorter one first"),
+    Wrong("truncate_minus_zero", "truncate_pair", '''def truncate_pair(a, b, max_length):
+    cut_a = cut_b = 0
+    while len(a) - cut_a + len(b) - cut_b + 3 > max_length:
+        if len(a) - cut_a > len(b) - cut_b:
+            cut_a += 1
+        else:
+            cut_b += 1
+    return a[:-cut_a], b[:-cut_b]
+''', "check_truncate_pair", "came back empty"),
 ]
 
 CHEATS = [
