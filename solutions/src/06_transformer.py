@@ -885,11 +885,12 @@ plt.show()
 
 gru, tf = (runs[name]["checkpoints"] for name in ("GRU with attention", "Transformer"))
 ahead_at = [p["flops"] for p, q in zip(tf, gru) if p["symbols"]["10"] > q["symbols"]["10"]]
+measured, per_step = comparison["meta"], {name: run["flops_per_step"] for name, run in runs.items()}
 display(Markdown(
-    f"Measured with `{comparison['command']}` on {comparison['meta']['cpu']} ({comparison['meta']['date'][:10]}, one "
-    f"thread). One training step of the Transformer costs {runs['Transformer']['flops_per_step']:.2e} FLOPs, one of "
-    f"the GRU {runs['GRU with attention']['flops_per_step']:.2e}; at the last checkpoint, {tf[-1]['flops']:.1e} FLOPs "
-    f"each, letters right at length 10: Transformer {tf[-1]['symbols']['10']:.3f} ({tf[-1]['steps']:,} steps, "
+    f"Measured with `{comparison['command']}` on {measured['cpu']} ({measured['date'][:10]}, one thread, 1-minute "
+    f"load {measured['load_1min']}). One training step of the Transformer costs {per_step['Transformer']:.2e} "
+    f"FLOPs, one of the GRU {per_step['GRU with attention']:.2e}; at the last checkpoint, {tf[-1]['flops']:.1e} "
+    f"FLOPs each, letters right at length 10: Transformer {tf[-1]['symbols']['10']:.3f} ({tf[-1]['steps']:,} steps, "
     f"{tf[-1]['seconds']:.0f} s), GRU {gru[-1]['symbols']['10']:.3f} ({gru[-1]['steps']:,} steps, "
     f"{gru[-1]['seconds']:.0f} s); at length 12, never seen in training: {tf[-1]['symbols']['12']:.3f} and "
     f"{gru[-1]['symbols']['12']:.3f}. "
@@ -1022,7 +1023,8 @@ last = {name: run["curve"][-1] for name, run in bigram["runs"].items()}
 full_best = best["full softmax"]
 display(Markdown(
     f"Measured with `{output_results['command']}` on {output_results['meta']['cpu']} "
-    f"({output_results['meta']['date'][:10]}, one thread). Lowest held-out loss of each run: full softmax "
+    f"({output_results['meta']['date'][:10]}, one thread, 1-minute load {output_results['meta']['load_1min']} on a "
+    "shared machine: the seconds are slow, their ratios less so). Lowest held-out loss of each run: full softmax "
     f"{full_best['valid_nats']:.3f} nats per word (after {full_best['steps']:,} steps, {full_best['seconds']:.1f} s of "
     "training); " + "; ".join(f"{name} {p['valid_nats']:.3f} ({p['valid_nats'] - full_best['valid_nats']:+.3f}; "
                               f"{p['steps']:,} steps, {p['seconds']:.1f} s)" for name, p in best.items()
