@@ -141,6 +141,7 @@ def test_shipped_results_are_the_benchmarks_and_say_what_the_notebook_reads():
     assert len(example["source"]) == shipped["task"]["example"]["length"]
 
 
+@pytest.mark.slow
 def test_the_benchmark_script_quick(tmp_path):
     """--quick: both models get the same compute, every test length is decoded, the example's maps are saved."""
     import subprocess
