@@ -7,7 +7,8 @@ References are independent of the notebook's code:
   classification examples), on lines of the standard library's source and on made-up words of many pieces;
 - ``truncate_pair``: the real tokenizer's ``tokenizer(a, b, truncation="longest_first", max_length=...)`` on a
   function's name and a docstring sentence, both orders, many lengths; and, where the two are equally long, also
-  the rule of ``transformers``' Python tokenizers (cut one token at a time from the longer one, from B on a tie).
+  the rule of ``transformers``' Python tokenizers (cut one token at a time from the longer one, from B on a tie), and
+  the same rule cutting A on a tie (the notebook says a tie may cut either).
 
 Each check tries a catalogue of known wrong answers when the answer is wrong and names the mistake.
 """
@@ -174,10 +175,10 @@ def _tokenizer_lengths(a_text: str, b_text: str, max_length: int) -> tuple[int, 
     return types.count(0) - 2, types.count(1) - 1
 
 
-def _one_at_a_time(n_a: int, n_b: int, budget: int) -> tuple[int, int]:
-    """transformers' Python rule: while too long, drop the last token of the longer one (of B on a tie)."""
+def _one_at_a_time(n_a: int, n_b: int, budget: int, ties_to_a: bool = False) -> tuple[int, int]:
+    """transformers' Python rule: while too long, drop the last token of the longer one (of B on a tie, or of A)."""
     while n_a + n_b > budget:
-        if n_a > n_b:
+        if n_a > n_b or (ties_to_a and n_a == n_b):
             n_a -= 1
         else:
             n_b -= 1
@@ -259,7 +260,8 @@ def check_truncate_pair(truncate_pair: Callable, *, cases: Sequence[tuple[str, s
             raise AnswerError(ex, f"should return a pair (a, b) of the two cut lists, got {describe_value(out)}.")
         got_a, got_b = _as_int_list(ex, out[0], "the cut A"), _as_int_list(ex, out[1], "the cut B")
         n_a, n_b = _tokenizer_lengths(a_text, b_text, max_length)
-        allowed = {(n_a, n_b), _one_at_a_time(len(ids_a), len(ids_b), max_length - 3)}
+        allowed = {(n_a, n_b), _one_at_a_time(len(ids_a), len(ids_b), max_length - 3),  # a tie may cut either
+                   _one_at_a_time(len(ids_a), len(ids_b), max_length - 3, ties_to_a=True)}
         if any((got_a, got_b) == (ids_a[:x], ids_b[:y]) for x, y in allowed):
             continue
         for variant in truncate_pair_mistakes():
