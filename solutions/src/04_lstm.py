@@ -458,10 +458,11 @@ print("\n\n".join(findings))
 # `num_layers` of them (`LSTMEncoder`, the same function as `nn.LSTM(num_layers=...)`); its final state
 # has one row per layer.
 #
-# Does depth help? A fair comparison fixes the cost. Below, 1, 2 and 3 layers with about the same
-# number of parameters (narrower layers when there are more of them), each trained for the same
-# number of steps (80 batches of 32 blocks of 32 characters) on the data of section 5: a small live run, a
-# second or two each.
+# Does depth help? A fair comparison fixes the cost. Below, 1, 2 and 3 layers with about the same number of
+# parameters (narrower layers when there are more of them), built here to show their sizes and final states.
+# Training them long enough to compare takes longer than this notebook may, so `benchmarks/train_char_lstm.py`
+# trained each on the data of section 5 for the same time on one core, at about 60 000 parameters; its
+# measurements travel with the 3-layer model of that run, and the table after this one reads them.
 
 # %% [demo]
 def lstm_with_params(num_layers, params):
@@ -472,23 +473,17 @@ def lstm_with_params(num_layers, params):
     return LSTMLanguageModel(LSTMConfig(vocab_size=len(itos), embed_dim=32, hidden_dim=hidden, num_layers=num_layers))
 
 
-with torch_threads(1):
-    print(f"{'layers':>6} {'hidden':>6} {'params':>7} {'h_n shape':>12} {'valid bits/char':>15} {'seconds':>7}")
-    for num_layers in (1, 2, 3):
-        torch.manual_seed(0)
-        stack = lstm_with_params(num_layers, 20_000).to(device)
-        _, (h_n, c_n) = stack.forward_with_state(ids[None, :50].to(device))
-        run = train(stack, sequence_batches(train_ids, 32, 32),
-                    TrainConfig(steps=80, lr=1e-2, eval_every=80, progress=False),
-                    valid=lambda: valid_batches)
-        print(f"{num_layers:>6} {stack.config.hidden_dim:>6} {sum(p.numel() for p in stack.parameters()):>7,} "
-              f"{str(tuple(h_n.shape)):>12} {run.valid_loss[-1] / math.log(2):15.2f} {run.seconds:7.1f}")
+print(f"{'layers':>6} {'hidden':>6} {'params':>7} {'h_n shape':>12}")
+for num_layers in (1, 2, 3):
+    torch.manual_seed(0)
+    stack = lstm_with_params(num_layers, 60_000)
+    _, (h_n, c_n) = stack.forward_with_state(ids[None, :50])
+    print(f"{num_layers:>6} {stack.config.hidden_dim:>6} {sum(p.numel() for p in stack.parameters()):>7,} "
+          f"{str(tuple(h_n.shape)):>12}")
 
 # %% [markdown]
-# Eighty steps say little about depth: all three are still learning the characters' frequencies, and
-# deeper stacks start slower (a signal must cross more layers). `benchmarks/train_char_lstm.py` ran the
-# same comparison longer (about 60 000 parameters, the same training time for each depth, one core);
-# the shipped 3-layer model of that run carries its measurements:
+# The final state has one row per layer (and per direction, for a bidirectional encoder). The training script's
+# measurements, the same sizes each trained for the same time:
 
 # %% [demo]
 stacked_lstm, _, stacked_info = interpret.load_char_lstm(interpret.STACKED_CHAR_LSTM_PATH)
@@ -504,15 +499,24 @@ plt.xlabel("stacked LSTM layers (same parameters, same time)")
 plt.ylabel("validation bits per character")
 plt.show()
 
+# %% [demo]
+by_bits = sorted(depth, key=lambda d: d["valid_bits_per_char"])
+monotone = [d["layers"] for d in by_bits] == sorted(d["layers"] for d in depth)
+print(f"Each depth trained for {depth[0]['train_s']:.0f} s on one core; the best is {by_bits[0]['layers']} layer(s) "
+      f"({by_bits[0]['valid_bits_per_char']:.2f} bits per character), the worst {by_bits[-1]['layers']} "
+      f"({by_bits[-1]['valid_bits_per_char']:.2f}); steps taken: "
+      + ", ".join(f"{d['layers']} layer(s) {d['steps']}" for d in depth)
+      + (". At this budget every added layer made the model worse." if monotone else "."))
+
 # %% [markdown]
-# At the same number of parameters and the same training time, fewer layers won here (the table, measured
-# on one core; its steps column shows how many updates each depth got in that time). For the same
-# parameters a deeper stack has narrower layers; every character must pass
-# through each layer's recursion in turn, so a step takes longer and fewer updates fit in the time; and
-# the training signal must cross more layers. Depth pays off when there is data and compute to train
-# it: the strong LSTM language models of the late 2010s had two to four wide layers (ELMo two of 4096
-# cells), trained for days. Two lessons: compare architectures at equal cost (parameters and time),
-# else a deeper model wins only by being bigger; and on a small budget, spend it on width and steps.
+# The sentence above is computed from the table. At the same number of parameters a deeper stack has narrower
+# layers; every character must pass through each layer's recursion in turn, so a step takes longer and fewer
+# updates fit in the same time (the steps); and the training signal must cross more layers. So this budget
+# favours the shallow model, and **we could not run the comparison at a budget where depth could win**: that
+# takes far more compute than this course has (the strong LSTM language models of the late 2010s had two to four
+# wide layers, ELMo two of 4096 cells, trained for days on GPUs). What the table does show: compare
+# architectures at equal cost (parameters and time), else a deeper model wins only by being bigger; and on a
+# small budget, spend it on width and steps.
 
 # %% [markdown]
 # ## 8. Reading in both directions: the Bi-LSTM and ELMo
@@ -625,20 +629,25 @@ print(f"{'':>48}  model (exact)")
 # \qquad s^{\text{task}} = \mathrm{softmax}(w^{\text{task}}),$$
 #
 # with $L + 2$ numbers per task, $w^{\text{task}}$ and the scale $\gamma^{\text{task}}$, learnt together
-# with the task's model while the language model stays frozen. (ELMo concatenates the forward and
-# the backward LM's states at each layer; we use one direction.)
+# with the task's model while the language model stays frozen. The layer states are the **biLM**'s: at each
+# layer $j$, ELMo concatenates the forward LM's state (which has read the tokens up to $k$) with the backward
+# LM's (which has read them from the end back to $k$), $h_{k,j} = [\overrightarrow{h}_{k,j};
+# \overleftarrow{h}_{k,j}]$.
 #
-# The same with the course's own layers: the 3-layer character LSTM of section 7, frozen, and three
-# small per-character tasks, each a linear classifier on a learnt mix of the three LSTM layers' states
-# $h^{(1)}, h^{(2)}, h^{(3)}$ (our layer 0, the 32-wide embedding, does not have their width, so it is
-# left out):
+# The same in miniature: a forward and a backward character LM on Python source (two layers of 64 units over a
+# 64-wide embedding each, trained for a few minutes by `benchmarks/train_bilm.py` and shipped with the course),
+# frozen. Their states, concatenated, give three 128-wide layers: $h_0 = [e^{\rightarrow}; e^{\leftarrow}]$ (the
+# two LMs' embeddings of the character; ELMo shares one token layer, ours are two), $h_1$ and $h_2$. Three small
+# per-character tasks, each a linear classifier on a learnt mix of the three:
 #
-# - **this character**: its class (letter, digit, space, newline, other), what the model has just read;
-# - **next character**: the class of the character that follows, what a language model predicts;
+# - **this character**: its class (letter, digit, space, newline, other);
+# - **end of a name**: is this the last character of a name or a number (the next one is not a letter, digit
+#   or `_`)? Only the characters after it can tell;
 # - **code, string or comment**: where in the code the character stands.
 #
-# Each classifier is fit on 3 000 validation characters and tested on the next 3 000. Two comparisons:
-# the same classifier on one layer alone, and always answering the most frequent class.
+# Each classifier is fit on 3 000 validation characters and tested on the next 3 000. The comparisons: the
+# same classifier on one layer alone, the mix over the forward LM's layers only, and always answering the most
+# frequent class.
 
 # %% [demo]
 class ScalarMix(nn.Module):
@@ -656,9 +665,9 @@ class ScalarMix(nn.Module):
 
 @torch.no_grad()
 def layer_states(model, ids):
-    """Every layer's hidden states h^(l)_t of a stacked LSTM LM reading ids (T,): (L, T, H)."""
-    x = model.embedding(ids[None])  # (1, T, E)
-    outputs = []
+    """The embedding and every layer's hidden states of a stacked LSTM LM reading ids (T,): (L + 1, T, H)."""
+    x = model.embedding(ids[None])  # (1, T, E), E = H here
+    outputs = [x[0]]
     for directions in model.encoder.layers:
         x, _ = directions[0](x)  # (1, T, H): this layer's states, the next layer's input
         outputs.append(x[0])
@@ -669,61 +678,82 @@ def char_class(ch):
     return 0 if ch.isalpha() or ch == "_" else 1 if ch.isdigit() else 2 if ch == " " else 3 if ch == "\n" else 4
 
 
-text = source[segment]
+forward_lm, bilm_itos, forward_info = interpret.load_char_lstm(interpret.BILM_FORWARD_PATH)
+backward_lm, _, backward_info = interpret.load_char_lstm(interpret.BILM_BACKWARD_PATH)
+for info in (forward_info, backward_info):
+    print(f"{info['direction']} LM: {info['params']:,} parameters, {info['steps']:,} steps, "
+          f"{info['valid_bits_per_char']:.2f} bits per character on section 5's validation text, read "
+          f"{info['direction']}")
+text = source[segment][:6000]
+bilm_ids = torch.tensor([bilm_itos.index(ch) if ch in bilm_itos else bilm_itos.index("?") for ch in text])  # (6000,)
+forward_layers = layer_states(forward_lm, bilm_ids)  # (3, 6000, 64): read left to right
+backward_layers = layer_states(backward_lm, bilm_ids.flip(0)).flip(1)  # (3, 6000, 64): read right to left
+layers = torch.cat([forward_layers, backward_layers], dim=-1)  # (3, 6000, 128): ELMo's [forward; backward]
+name_char = [ch.isalnum() or ch == "_" for ch in text] + [False]
+code_class = torch.tensor([0, 1, 1, 2])[torch.from_numpy(interpret.code_regions(text))]  # code, string, comment
 tasks = {"this character": torch.tensor([char_class(ch) for ch in text]),
-         "next character": torch.tensor([char_class(ch) for ch in text[1:]] + [3]),
-         "code, string or comment": torch.tensor(features["inside a string"] + 2 * features["inside a comment"]).long()}
-tasks = {task: labels[:6000] for task, labels in tasks.items()}  # (6000,) each
-layers = layer_states(stacked_lstm, to_shipped[ids[segment]])[:, :6000]  # (3, 6000, H): frozen
+         "end of a name": torch.tensor([name_char[k] and not name_char[k + 1] for k in range(len(text))]).long(),
+         "code, string or comment": code_class}
 half = layers.shape[1] // 2
 
 
-def probe(labels, only_layer=None):
+def probe(labels, states, only_layer=None):
     """Fit ScalarMix + a linear classifier on the first half; (mix, test accuracy on the second half)."""
     torch.manual_seed(0)
-    mix, classifier = ScalarMix(len(layers)), nn.Linear(layers.shape[-1], int(labels.max()) + 1)
+    mix, classifier = ScalarMix(len(states)), nn.Linear(states.shape[-1], int(labels.max()) + 1)
     if only_layer is not None:  # the same classifier on one layer: s fixed to that layer
-        mix.w.data = torch.full((len(layers),), -1e4).index_fill_(0, torch.tensor(only_layer), 0.0)
+        mix.w.data = torch.full((len(states),), -1e4).index_fill_(0, torch.tensor(only_layer), 0.0)
         mix.w.requires_grad_(False)
     optimizer = torch.optim.Adam([p for p in [*mix.parameters(), *classifier.parameters()] if p.requires_grad], lr=0.05)
     for _ in budgeted(range(80)):
-        loss = nn.functional.cross_entropy(classifier(mix(layers[:, :half])), labels[:half])
+        loss = nn.functional.cross_entropy(classifier(mix(states[:, :half])), labels[:half])
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
     with torch.no_grad():
-        return mix, (classifier(mix(layers[:, half:])).argmax(-1) == labels[half:]).float().mean().item()
+        return mix, (classifier(mix(states[:, half:])).argmax(-1) == labels[half:]).float().mean().item()
 
 
-print(f"{'task':>24} | {'learnt s_1, s_2, s_3':>20} {'gamma':>6} | {'accuracy: mix':>13} "
-      + " ".join(f"{f'layer {l + 1}':>7}" for l in range(len(layers))) + f" {'most frequent':>13}")
-mix_weights = {}
+print(f"{'task':>24} | {'learnt s_0, s_1, s_2':>20} {'gamma':>6} | {'biLM mix':>8} "
+      + " ".join(f"{f'layer {l}':>7}" for l in range(len(layers))) + f" {'forward mix':>11} {'most frequent':>13}")
+mix_weights, elmo_rows = {}, {}
 for task, labels in tasks.items():
-    mix, accuracy = probe(labels)
+    mix, accuracy = probe(labels, layers)
     mix_weights[task] = torch.softmax(mix.w, 0).detach()
-    alone = [probe(labels, only_layer=l)[1] for l in range(len(layers))]
+    alone = [probe(labels, layers, only_layer=l)[1] for l in range(len(layers))]
+    forward_only = probe(labels, forward_layers)[1]
     majority = (labels[half:] == labels[:half].mode().values).float().mean().item()
+    elmo_rows[task] = {"mix": accuracy, "layers": alone, "forward": forward_only, "majority": majority}
     print(f"{task:>24} | {', '.join(f'{w:.2f}' for w in mix_weights[task]):>20} {mix.gamma.item():6.2f} | "
-          f"{accuracy:13.3f} " + " ".join(f"{a:7.3f}" for a in alone) + f" {majority:13.3f}")
+          f"{accuracy:8.3f} " + " ".join(f"{a:7.3f}" for a in alone) + f" {forward_only:11.3f} {majority:13.3f}")
 plt.figure(figsize=(6, 2.8))
 for k, (task, s_task) in enumerate(mix_weights.items()):
-    plt.bar(torch.arange(len(s_task)) + 1 + (k - 1) * 0.27, s_task, width=0.27, label=task)
-plt.xticks(range(1, len(layers) + 1), [f"layer {l}" for l in range(1, len(layers) + 1)])
+    plt.bar(torch.arange(len(s_task)) + (k - 1) * 0.27, s_task, width=0.27, label=task)
+plt.xticks(range(len(layers)), ["layer 0 (embeddings)"] + [f"layer {l}" for l in range(1, len(layers))])
 plt.ylabel("learnt weight $s_j$")
-plt.legend(fontsize=8)
+plt.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1, 1))
 plt.show()
 
 # %% [markdown]
-# Each task has learnt its own weights (the bars). For *this character*, what was just read, the mix
-# leans on the first layer, the closest to the input; for the *next character*, what the language
-# model was trained to predict, more of the weight moves to the top layer. Without being told which
-# layer is best, the mix does about as well as the best single layer: that is why ELMo learns
-# $s^{\text{task}}$ instead of fixing a layer. The third task is a warning: this stack trained for
-# under a minute (its bits per character are in section 7's table) knows little about where in the
-# code it is; neither a layer nor a mix beats always answering the most frequent class (compare the
-# last column), and its learnt weights then mean nothing. A probe can only read what the
-# representation holds. In ELMo's large LMs the lower layers served syntactic tasks (part-of-speech
-# tags) best and the higher ones semantic tasks (word senses); the lecture's per-layer table for
+# What the table says, in sentences computed from it:
+
+# %% [demo]
+for task, row in elmo_rows.items():
+    best_layer = max(range(len(row["layers"])), key=lambda l: row["layers"][l])
+    gap = row["mix"] - row["layers"][best_layer]
+    versus = ("within 0.005 of" if abs(gap) <= 0.005 else f"{gap:+.3f} above" if gap > 0 else f"{-gap:.3f} below")
+    print(f"{task}: the mix scores {row['mix']:.3f}, {versus} the best single layer (layer {best_layer}, "
+          f"{row['layers'][best_layer]:.3f}), and leans most on layer {int(mix_weights[task].argmax())}; "
+          f"the forward LM alone gives {row['forward']:.3f}, the most frequent class {row['majority']:.3f}.")
+
+# %% [markdown]
+# The claim behind ELMo's design is the first half of each sentence: without being told which layer suits the
+# task, the learnt mix should do about as well as the best single layer, and its weights $s_j$ (the bars) show
+# which layers it leans on. Check it against the numbers above rather than taking it on trust. The forward-only
+# column shows what the backward LM adds: whether a character ends a name is decided by the character after
+# it, which only the backward LM has read. A probe can only read what the representation holds, and these two
+# LMs trained for minutes on one core. In ELMo's large LMs the lower layers served syntactic tasks
+# (part-of-speech tags) best and the higher ones semantic tasks (word senses); the lecture's per-layer table for
 # BERT makes the same point, and notebook 07 probes BERT's layers.
 
 # %% [markdown]
@@ -1055,9 +1085,12 @@ print(f"The LSTM {'beats' if at_end > bag_value else 'does not beat'} the bag of
 #   comment, indentation, position in line): measured by single units' correlations and by a linear
 #   readout, against an untrained control. A copy trained for minutes predicts better, but in networks
 #   this small no single unit is as clean as the lecture's quote cell.
-# - Stacked LSTMs: layer $l$ reads layer $l-1$'s states. At equal parameters and equal time depth did
-#   not pay on a small budget; compare architectures at equal cost.
+# - Stacked LSTMs: layer $l$ reads layer $l-1$'s states. At equal parameters and equal time, on the budget we
+#   could run, depth did not pay; compare architectures at equal cost.
 # - A Bi-LSTM reads both ways; ELMo's contextual embeddings come from a forward and a backward LSTM LM:
-#   the backward LM knows from "in the bedroom" what the forward LM cannot. Each task mixes the layers
-#   with its own learnt weights $\gamma\, \mathrm{softmax}(w)_j$: here "this character" leans on the first
-#   layer and "next character" on the top.
+#   the backward LM knows from "in the bedroom" what the forward LM cannot. Each task mixes the biLM's layers
+#   $[\overrightarrow{h}_j; \overleftarrow{h}_j]$ with its own learnt weights $\gamma\, \mathrm{softmax}(w)_j$.
+# - A Bi-LSTM tagger gives every token a tag from both sides of it (`tag_logits`); the loss averages over the
+#   real tokens only (`tag_loss`). Telling a call from an attribute needs the token after it.
+# - A many-to-one model reads the state after each sequence's last real token (`last_states`), never position
+#   -1 of a padded batch; and it is worth only what it gains over a simple baseline (here a bag of tokens).
