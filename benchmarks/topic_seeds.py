@@ -106,12 +106,13 @@ def one_seed(seed: int, bert, tokenizer) -> dict:
     return {"seed": seed, "test_sentences": len(sentences[test]), "accuracy": result}
 
 
-def summary(runs: list[dict], argv, seconds: float) -> dict:
+def summary(runs: list[dict], argv, seconds: float, requested: int) -> dict:
     differences = [r["accuracy"]["fine-tuned MiniLM"] - r["accuracy"]["frozen MiniLM + linear"] for r in runs]
     return {
         "command": ("python benchmarks/topic_seeds.py " + " ".join(argv if argv is not None else sys.argv[1:])).strip(),
         "meta": {**machine(), "torch_threads": torch.get_num_threads()},
         "seconds": round(seconds, 1),
+        "seeds_requested": requested,  # more than len(runs): the run was cut short
         "runs": runs,
         "mean": {c: statistics.mean(r["accuracy"][c] for r in runs) for c in CONTENDERS},
         "stdev": {c: statistics.stdev(r["accuracy"][c] for r in runs) for c in CONTENDERS},
@@ -132,7 +133,7 @@ def main(argv=None) -> dict:
         runs.append(one_seed(seed, bert, tokenizer))
         print(json.dumps(runs[-1]), flush=True)
         if len(runs) >= 2:  # written after every seed from the second on: a run cut short keeps what it measured
-            result = summary(runs, argv, time.perf_counter() - start)
+            result = summary(runs, argv, time.perf_counter() - start, args.seeds)
             text = json.dumps(result, indent=1) + "\n"
             for path in [args.out] if args.out else [RESULTS / "topic_seeds.json", ASSET]:
                 path.write_text(text, encoding="utf-8")
