@@ -1029,6 +1029,53 @@ for max_len in (2, 6):
 print("the two argmaxes separately:", int(start_logits.argmax()), int(end_logits.argmax()))
 
 # %% [markdown]
+# Those logits were made up. Real ones come from a **span head**: a linear layer from BERT's last
+# layer to two numbers per token, the start logit and the end logit. The course ships one
+# (`course_lib.qa_spans`, 770 weights) trained by `benchmarks/train_span_head.py` on MiniLM, which
+# stayed frozen, for questions built offline from the standard library: every function whose
+# docstring starts "Return(s) X." gives the question "What does NAME return?", asked over a passage of
+# three functions' first sentences, each after its name. The answer is X, in the sentence of the
+# function the question names; the held-out questions are about functions of modules the head never
+# saw. Your `best_span` reads the head's logits over the passage's tokens:
+
+# %% [demo]
+from course_lib.qa_spans import QAExample, encode_qa, load_span_head
+
+span_head, span_results = load_span_head()
+held_out_questions = [QAExample(*example) for example in span_results["held_out_examples"]]  # stored with the head
+
+
+def answer_question(example, max_len=16):
+    """Your best_span on the span head's logits over the passage: (predicted tokens, the answer's tokens)."""
+    ids, types, answer_start, answer_end = encode_qa(example, tokenizer)
+    with torch.no_grad():
+        hidden = bert(torch.tensor([ids]), torch.tensor([types])).last_hidden_state  # (1, T, H)
+        start_logits, end_logits = (logits[0] for logits in span_head(hidden))  # (T,) each
+    outside = torch.tensor(types) == 0  # (T,): the question and [CLS] cannot be the answer, nor the last [SEP]
+    outside[-1] = True
+    start, end = best_span(start_logits.masked_fill(outside, -1e4), end_logits.masked_fill(outside, -1e4), max_len)
+    tokens = tokenizer.convert_ids_to_tokens(ids)
+    return tokens[start:end + 1], tokens[answer_start:answer_end + 1]
+
+
+for example in held_out_questions[:3]:
+    predicted, answer = answer_question(example)
+    print(f"{example.passage}\n  Q: {example.question}\n  best span: {' '.join(predicted)!r}   answer: "
+          f"{' '.join(answer)!r}\n")
+exact = sum(predicted == answer for predicted, answer in map(answer_question, held_out_questions[:20]))
+print(f"exact match with your best_span: {exact} of the first 20 held-out questions; the training script measured "
+      f"{span_results['exact_match']['valid']:.0%} on all {span_results['questions']['valid']} held-out questions "
+      f"({span_results['exact_match']['train']:.0%} on its {span_results['questions']['train']} training questions)")
+
+# %% [markdown]
+# Your `best_span` turns real logits into a span that respects the rules, and on some questions it is
+# the answer. On most it is not: this head is one linear layer on MiniLM's frozen vectors, so each
+# token's start and end logits come from that token's vector alone, and nothing was trained to make
+# the vectors of the right sentence depend on the name in the question. The exact-match figures
+# above are the measure of that, far below the training questions' own. Models trained for SQuAD
+# fine-tune the whole encoder together with the head, which this notebook cannot afford on a CPU.
+
+# %% [markdown]
 # ## 8. How big is BERT?
 #
 # Count the parameters of a BERT encoder with its pooler (what `transformers.BertModel` holds), for

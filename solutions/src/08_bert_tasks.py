@@ -241,8 +241,8 @@ checks.check_truncate_pair(truncate_pair, cases=checks.pair_cases(count=16, seed
 ### END HIDDEN TESTS
 
 # %% [markdown]
-# Your cut, with `[CLS]` and the `[SEP]`s and the segment ids, is the tokenizer's encoding of every
-# pair:
+# Your cut, with `[CLS]`, the `[SEP]`s and the segment ids, against the tokenizer's own encoding of
+# the held-out pairs (names are short, so a pair is cut in its sentence):
 
 # %% [demo]
 MAX_LENGTH = 32
@@ -387,8 +387,8 @@ for prompt in ("Return the", "If the file", "This module provides"):
     print(f"BERT: {bert_generate(prompt)}\n")
 
 # %% [markdown]
-# Then, measured: on 300 held-out docstring sentences, hide the token in the middle of each and ask
-# for it (top-1, special tokens excluded):
+# Then, measured: on the first 300 held-out docstring sentences (those of 6 WordPieces or more),
+# hide the token in the middle of each and ask for it (top-1, special tokens excluded):
 #
 # - **BERT, both sides**: `[CLS] left [MASK] right [SEP]`, what it was trained for;
 # - **BERT, left only**: `[CLS] left [MASK] [SEP]`, the situation of generation;
