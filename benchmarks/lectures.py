@@ -45,8 +45,8 @@ def time_lecture(name: str, deck: bool = False) -> dict:
     first_line = next((line for line in nb.cells[index].source.splitlines()
                        if line.strip() and not line.startswith(("import os", "os.environ"))), "")
     now = machine()
-    return {"name": name, "date": now["date"], "load_1min": now["load_1min"], "cells": len(code), "wall_total_s": round(total, 1),
-            "wall_slowest_cell_s": round(wall_slowest, 2),
+    return {"name": name, "date": now["date"], "load_1min": now["load_1min"], "cells": len(code),
+            "wall_total_s": round(total, 1), "wall_slowest_cell_s": round(wall_slowest, 2),
             "cpu_total_s": round(sum(cpu.values()), 1), "slowest_cell_s": round(slowest, 2),
             "total_s": round(min(total, estimate), 1), "slowest_cell": index, "slowest_cell_starts": first_line[:80],
             "within": slowest <= LECTURE_CELL_S and min(total, estimate) <= LECTURE_S}

@@ -66,7 +66,9 @@ def lecture_lines(run: dict | None) -> list[str]:
         return []
     lines = ["", f"Every lecture (`lectures/`, at the lecture's pace: training demos stop after a moment) run top to "
                  f"bottom by a kernel (`benchmarks/lectures.py`, {ran_on(run['meta'])}); budgets: each cell "
-                 f"≤ {seconds(run['cell_budget_s'])}, each lecture ≤ {seconds(run['lecture_budget_s'])}:", "",
+                 f"≤ {seconds(run['cell_budget_s'])}, each lecture ≤ {seconds(run['lecture_budget_s'])}; a time is the "
+                 "smaller of the wall time and the kernel's CPU time, which a busy machine hardly changes "
+                 "(each row's load is in benchmarks/results/lectures.json):", "",
              "| lecture | cells | slowest cell | whole lecture | within |", "|---|---:|---:|---:|---|"]
     lines += [f"| {r['name']} | {r['cells']} | {seconds(r['slowest_cell_s'])} | {seconds(r['total_s'])} | "
               f"{'yes' if r['within'] else 'NO'} |" for r in run["lectures"]]
