@@ -930,8 +930,9 @@ def role_sentence(label):
     good = [tag for tag in roles if values[tag] >= 0.9]
     poor = [tag for tag in roles if values[tag] < 0.9]
     said = ", ".join(f"{tag} {values[tag]:.2f}" for tag in roles)
-    return (f"{label}: {said}; " + (f"right on {' and '.join(good)}" if good else "right on no name role")
-            + (f", not on {' and '.join(poor)}." if poor else "."))
+    if not good:
+        return f"{label}: {said}; below 0.9 on all three."
+    return f"{label}: {said}; right on {', '.join(good)}" + (f", not on {', '.join(poor)}." if poor else ".")
 
 
 roles = ("definition", "attribute", "call")
