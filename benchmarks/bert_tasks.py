@@ -1,6 +1,6 @@
 """Notebook 08's two tasks over several seeds: a baseline, frozen MiniLM + a linear layer, and MiniLM fine-tuned.
 
-    OMP_NUM_THREADS=2 python benchmarks/bert_tasks.py     # about 10 minutes on a busy 2-core CPU
+    OMP_NUM_THREADS=2 python benchmarks/bert_tasks.py     # minutes on a 2-core CPU, more on a busy one
 
 Writes ``course_lib/assets/bert_tasks.json`` (which the notebook reads and plots) and the same numbers with the
 machine's description to ``benchmarks/results/bert_tasks.json``.
@@ -188,8 +188,8 @@ def pair_runs(bert, tokenizer, seeds, n_train, n_valid, epochs, max_length=32):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2])
-    parser.add_argument("--train", type=int, default=1000)
-    parser.add_argument("--valid", type=int, default=600)
+    parser.add_argument("--train", type=int, default=400)
+    parser.add_argument("--valid", type=int, default=300)
     parser.add_argument("--epochs", type=int, default=3)
     args = parser.parse_args(argv)
     started = time.perf_counter()
