@@ -169,7 +169,7 @@ for offset, (name, predicted) in zip((-0.2, 0.2), (("most frequent tag", baselin
 ax.set_xticks(x, [f"{tag}\n({int((valid_y == t).sum())})" for t, tag in enumerate(CODE_TAGS)], fontsize=8)
 ax.set_ylabel("held-out accuracy")
 ax.set_title("Tagging held-out Python, per tag (number of held-out words in brackets)")
-ax.legend(loc="lower left")
+ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
 plt.tight_layout()
 plt.show()
 
@@ -323,7 +323,7 @@ for ax, (task, contenders) in zip(axes, results["tasks"].items()):
     ax.bar(range(len(names)), means, yerr=spreads, capsize=6, color=["grey", "tab:blue", "tab:green"])
     for i, n in enumerate(names):
         ax.plot([i] * len(contenders[n]), contenders[n], "k.", ms=4)
-    ax.set_xticks(range(len(names)), names, fontsize=8)
+    ax.set_xticks(range(len(names)), [n.replace(" (", "\n(").replace(" + ", " +\n") for n in names], fontsize=8)
     ax.set_ylim(min(min(v) for v in contenders.values()) - 0.05, 1.0)
     ax.set_title(f"{task}: held-out accuracy, mean ± std of {len(results['seeds'])} seeds", fontsize=9)
 plt.tight_layout()
