@@ -1062,8 +1062,8 @@ for example in held_out_questions[:3]:
     predicted, answer = answer_question(example)
     print(f"{example.passage}\n  Q: {example.question}\n  best span: {' '.join(predicted)!r}   answer: "
           f"{' '.join(answer)!r}\n")
-exact = sum(predicted == answer for predicted, answer in map(answer_question, held_out_questions[:20]))
-print(f"exact match with your best_span: {exact} of the first 20 held-out questions; the training script measured "
+exact = sum(predicted == answer for predicted, answer in map(answer_question, held_out_questions[:12]))
+print(f"exact match with your best_span: {exact} of the first 12 held-out questions; the training script measured "
       f"{span_results['exact_match']['valid']:.0%} on all {span_results['questions']['valid']} held-out questions "
       f"({span_results['exact_match']['train']:.0%} on its {span_results['questions']['train']} training questions)")
 
