@@ -18,7 +18,6 @@ import ast
 import functools
 import json
 import io
-import keyword
 import re
 import tokenize
 from pathlib import Path
@@ -28,6 +27,7 @@ import numpy as np
 import torch
 
 from course_lib.data import stdlib_sources
+from course_lib.tagging import token_tag
 
 __all__ = ["CODE_TAGS", "CodeLine", "code_tagging", "line_tags", "DocPair", "docstring_pairs", "most_frequent_tags",
            "pad_rows", "frozen_states", "ridge_probe", "TASK_RESULTS", "load_task_results"]
@@ -43,26 +43,10 @@ class CodeLine(NamedTuple):
 
 
 def line_tags(words: list[str], kinds: list[int]) -> list[int]:
-    """The tag id of each token of one line, from its tokenize kind and its neighbours."""
-    tags = []
-    for i, (word, kind) in enumerate(zip(words, kinds)):
-        before = words[i - 1] if i > 0 else ""
-        after = words[i + 1] if i + 1 < len(words) else ""
-        if kind == tokenize.NAME and keyword.iskeyword(word):
-            tag = "keyword"
-        elif kind == tokenize.NAME:
-            tag = ("definition" if before in ("def", "class") else "call" if after == "(" else
-                   "attribute" if before == "." else "name")
-        elif kind == tokenize.STRING or kind in (getattr(tokenize, "FSTRING_START", -1),):
-            tag = "string"
-        elif kind == tokenize.NUMBER:
-            tag = "number"
-        elif kind == tokenize.COMMENT:
-            tag = "comment"
-        else:
-            tag = "operator"
-        tags.append(CODE_TAGS.index(tag))
-    return tags
+    """The tag id (into :data:`CODE_TAGS`) of each token of one line: notebook 04's rule, :func:`tagging.token_tag`."""
+    return [CODE_TAGS.index(token_tag(kind, word, words[i - 1] if i else None, words[i + 1] if i + 1 < len(words)
+                                      else None))
+            for i, (word, kind) in enumerate(zip(words, kinds))]
 
 
 def _file_lines(text: str, max_words: int, max_chars: int) -> list[CodeLine]:

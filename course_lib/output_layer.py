@@ -4,7 +4,7 @@ A language model ends with ``logits = h W^T + b`` over the whole vocabulary, W (
 softmax over those V logits. For every token of every batch that is V dot products of length d,
 forward and backward, V logits to keep for the backward pass, and V x d weights (with as many
 gradients and two Adam moments each). With a word vocabulary of 100 000 it dwarfs the rest of a
-small model (the lecture "Language Modelling and Word Embeddings": the softmax over the vocabulary
+small model (the lecture "Neural Network Language Models & BERT": the softmax over the vocabulary
 is the expensive part).
 
 :func:`measure_output_layer` times one forward and backward pass of ``cross_entropy(h W^T + b, y)``

@@ -44,12 +44,17 @@ _KIND = {pytokenize.STRING: "string", pytokenize.NUMBER: "number", pytokenize.OP
 Line = list[tuple[str, str]]  # one logical line: (token, tag) pairs
 
 
-def _name_tag(previous: str | None, following: str | None) -> str:
-    if previous in ("def", "class"):
+def token_tag(kind: int, token: str, before: str | None, after: str | None) -> str:
+    """The tag (one of :data:`TAGS`) of one token, from its ``tokenize`` kind and its neighbours on the line."""
+    if kind != pytokenize.NAME:
+        return _KIND.get(kind, "operator")
+    if keyword.iskeyword(token):
+        return "keyword"
+    if before in ("def", "class"):
         return "definition"
-    if following == "(":
+    if after == "(":
         return "call"
-    if previous == ".":
+    if before == ".":
         return "attribute"
     return "name"
 
@@ -70,14 +75,8 @@ def tagged_lines(source: str, max_len: int = 40) -> list[Line]:
     tagged = []
     for line in filter(None, lines):
         strings = [s for _, s in line]
-        tags = []
-        for k, (kind, s) in enumerate(line):
-            if kind == pytokenize.NAME:
-                tags.append("keyword" if keyword.iskeyword(s) else _name_tag(strings[k - 1] if k else None,
-                                                                             strings[k + 1] if k + 1 < len(line)
-                                                                             else None))
-            else:
-                tags.append(_KIND.get(kind, "operator"))
+        tags = [token_tag(kind, s, strings[k - 1] if k else None, strings[k + 1] if k + 1 < len(line) else None)
+                for k, (kind, s) in enumerate(line)]
         pairs = list(zip(strings, tags))
         tagged.extend(pairs[i:i + max_len] for i in range(0, len(pairs), max_len))
     return tagged
