@@ -56,7 +56,7 @@ from course_lib.data import char_vocab, stdlib_source_text, stdlib_sources
 from course_lib.train import TrainConfig, evaluate, iterate_batches, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_file import RESULTS, machine
+from results_file import RESULTS, machine, write_result
 
 NEURAL = tuple(m for m in MODELS if m != "n-gram")
 BUDGET_FLOPS, QUICK_BUDGET_FLOPS = 2e12, 2e10
@@ -294,13 +294,8 @@ def main(argv=None) -> dict:
               + "; below the n-gram from " + json.dumps({n: overtakes(crossover_curve(result, n, split),
                                                                      [{"flops": 1.0, "bits_per_char": line}],
                                                                      hold_last=True) for n in NEURAL}))
-    text = json.dumps(result, indent=1) + "\n"
-    targets = [args.out] if args.out else ([] if args.quick else [RESULTS / "crossover.json", CROSSOVER_ASSET])
-    for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    print(f"{result['wall_seconds']} s wall, {result['cpu_seconds']} s CPU")
+    shipped = [RESULTS / "crossover.json", CROSSOVER_ASSET]
+    write_result(result, [args.out] if args.out else ([] if args.quick else shipped))
     return result
 
 

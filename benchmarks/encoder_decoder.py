@@ -28,7 +28,6 @@ Writes ``benchmarks/results/encoder_decoder.json`` and the copy notebook 06 read
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -41,7 +40,7 @@ from course_lib.encoder_decoder import (ENCODER_DECODER_ASSET, EncoderDecoderCon
 from course_lib.train import TrainConfig, train
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_file import RESULTS, machine
+from results_file import RESULTS, machine, write_result
 
 NUM_SYMBOLS, TRAIN_LENGTHS, BATCH = 8, list(range(3, 11)), 64
 TEST_LENGTHS = list(range(3, 13))
@@ -119,14 +118,8 @@ def main(argv=None) -> dict:
         "budget_flops": budget,
         "models": models,
     }
-    text = json.dumps(result, indent=1) + "\n"
-    targets = [args.out] if args.out else ([] if args.quick else [RESULTS / "encoder_decoder.json",
-                                                                  ENCODER_DECODER_ASSET])
-    for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    print(f"{result['wall_seconds']} s wall, {result['cpu_seconds']} s CPU")
+    shipped = [RESULTS / "encoder_decoder.json", ENCODER_DECODER_ASSET]
+    write_result(result, [args.out] if args.out else ([] if args.quick else shipped))
     return result
 
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import collections
 import dataclasses
-import json
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ from course_lib.output_layer import (OUTPUT_LAYER_ASSET, draw_samples, full_soft
                                      sampled_softmax_loss)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from results_file import RESULTS, machine
+from results_file import RESULTS, machine, write_result
 
 VOCAB_SIZES = [1_000, 3_000, 10_000, 30_000, 100_000, 300_000]
 
@@ -128,13 +127,8 @@ def main(argv=None) -> dict:
                    "d_model": 64, "batch_size": 256, "learning_rate": 1e-2, "proposal": "unigram of the training words",
                    "valid_unigram_nats": round(valid_unigram, 4), "runs": runs},
     }
-    text = json.dumps(result, indent=1) + "\n"
-    targets = [args.out] if args.out else ([] if args.quick else [RESULTS / "output_layer.json", OUTPUT_LAYER_ASSET])
-    for path in targets:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        print(f"wrote {path}")
-    print(f"{result['wall_seconds']} s wall, {result['cpu_seconds']} s CPU")
+    shipped = [RESULTS / "output_layer.json", OUTPUT_LAYER_ASSET]
+    write_result(result, [args.out] if args.out else ([] if args.quick else shipped))
     return result
 
 

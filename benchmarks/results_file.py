@@ -42,6 +42,17 @@ def save(name: str, measured: dict, meta: dict | None = None) -> Path:
     return path
 
 
+def write_result(result: dict, paths) -> None:
+    """Write a benchmark's ``result`` as JSON to each of ``paths`` (its results file and the copy a notebook reads);
+    then say where, and the run's wall and CPU seconds."""
+    text = json.dumps(result, indent=1) + "\n"
+    for path in paths:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        print(f"wrote {path}")
+    print(f"{result['wall_seconds']} s wall, {result['cpu_seconds']} s CPU")
+
+
 def load(name: str) -> dict | None:
     path = RESULTS / f"{name}.json"
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
