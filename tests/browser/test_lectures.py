@@ -164,8 +164,7 @@ OVER_BUDGET = {
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(reason=OVER_BUDGET[n], strict=False))
-                                  if n in OVER_BUDGET else n for n in LECTURES])
+@pytest.mark.parametrize("name", LECTURES)
 def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
     from autograder.lecture_deck import cell_seconds, run_lecture
 
@@ -189,7 +188,10 @@ def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
                for i, c in enumerate(nb.cells) if c.cell_type == "code"}
     slow = [(round(t, 1), nb.cells[i].source.splitlines()[-1][:80]) for i, t in seconds.items() if t > CELL_S]
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors
+    assert not errors  # every lecture, over its budget or not
+    over = bool(slow) or min(total, sum(seconds.values())) > LECTURE_S
+    if name in OVER_BUDGET and over:  # known and said (README, benchmarks/results/lectures.json): not yet mended
+        pytest.xfail(f"{OVER_BUDGET[name]}; measured here: {slow}")
     assert not slow, f"{name}: cells over {CELL_S:.0f} s: {slow} (1-min load {os.getloadavg()[0]:.1f})"
     assert min(total, sum(seconds.values())) <= LECTURE_S, \
         f"{name} took {total:.0f} s (1-min load {os.getloadavg()[0]:.1f})"
