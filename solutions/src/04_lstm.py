@@ -925,8 +925,7 @@ print(f"{'all tokens':>11} {1:6.0%}" + "".join(f"{overall[label]:32.3f}" for lab
 # `.`), not the `(` after it. What the numbers say, in sentences computed from the table:
 
 # %% [demo]
-def role_sentence(label):
-    values = tag_accuracy[label]
+def role_sentence(label, values):
     good = [tag for tag in roles if values[tag] >= 0.9]
     poor = [tag for tag in roles if values[tag] < 0.9]
     said = ", ".join(f"{tag} {values[tag]:.2f}" for tag in roles)
@@ -937,7 +936,7 @@ def role_sentence(label):
 
 roles = ("definition", "attribute", "call")
 for label in predictions:
-    print(role_sentence(label))
+    print(role_sentence(label, tag_accuracy[label]))
 ranking = sorted(overall, key=overall.get)
 print("Over all tokens, from worst to best: " + " < ".join(f"{label} ({overall[label]:.3f})" for label in ranking)
       + f". The Bi-LSTM gets {tag_accuracy['Bi-LSTM (H = 24 + 24)']['call']:.2f} of the calls right, the forward "
