@@ -153,16 +153,6 @@ def test_a_lecture_runs_live_as_rise_slides(tmp_path):
 executed: dict[str, object] = {}
 
 
-#: lectures with a cell known to be over the budget (measured; benchmarks/results/lectures.json), and why
-OVER_BUDGET = {
-    "03_rnn_vanishing": "section 5's clipping demo trains 300 SGD steps twice in a loop of its own, which "
-                        "COURSE_FAST does not shorten (about 23 s)",
-    "04_lstm": "section 5's character-LSTM cell (data, samples, evaluation) takes about 40 s of CPU even at the "
-               "lecture's pace",
-    "08_bert_tasks": "its last cell takes about 77 s (measured at a 1-min load of 3.8)",
-}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("name", LECTURES)
 def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
@@ -188,10 +178,7 @@ def test_every_lecture_runs_within_the_lecture_budget(name, monkeypatch):
                for i, c in enumerate(nb.cells) if c.cell_type == "code"}
     slow = [(round(t, 1), nb.cells[i].source.splitlines()[-1][:80]) for i, t in seconds.items() if t > CELL_S]
     errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
-    assert not errors  # every lecture, over its budget or not
-    over = bool(slow) or min(total, sum(seconds.values())) > LECTURE_S
-    if name in OVER_BUDGET and over:  # known and said (README, benchmarks/results/lectures.json): not yet mended
-        pytest.xfail(f"{OVER_BUDGET[name]}; measured here: {slow}")
+    assert not errors
     assert not slow, f"{name}: cells over {CELL_S:.0f} s: {slow} (1-min load {os.getloadavg()[0]:.1f})"
     assert min(total, sum(seconds.values())) <= LECTURE_S, \
         f"{name} took {total:.0f} s (1-min load {os.getloadavg()[0]:.1f})"
