@@ -48,12 +48,15 @@ lab: notebooks
 # the lecturer's: a lecture as live slides (RISE, offline) in the same Lab, e.g. make lecture NB=04;
 # make lecture-deck NB=04 runs it and writes its static deck, lectures/html/04_lstm.slides.html (no kernel, no network)
 NB ?= 01
+# lectures/labextensions: lets ipywidgets draw on the slideshow page (see its remoteEntry.js)
+RISE_WIDGETS = --LabApp.extra_labextensions_path=$(CURDIR)/lectures/labextensions \
+	--RiseApp.extra_labextensions_path=$(CURDIR)/lectures/labextensions
 LECTURE = $(notdir $(firstword $(wildcard lectures/$(NB)*.ipynb)))
 
 lecture: $(STAMP)
 	@test -n "$(LECTURE)" || { echo "no lecture matches lectures/$(NB)*.ipynb (run: python -m autograder build)"; exit 1; }
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/jupyter lab --notebook-dir=lectures \
-		--LabApp.default_url=/rise/$(LECTURE) $(ROOT_FLAG) $(LAB_ARGS)
+		--LabApp.default_url=/rise/$(LECTURE) $(RISE_WIDGETS) $(ROOT_FLAG) $(LAB_ARGS)
 
 lecture-deck: $(STAMP)
 	PATH="$(CURDIR)/$(BIN):$$PATH" HF_HUB_OFFLINE=1 $(BIN)/python -m autograder lecture-deck $(NB)

@@ -18,7 +18,7 @@ from .notebook_source import SourceCell, parse
 
 #: RISE's settings for every lecture (jupyterlab-rise merges them over the Lab's settings).
 RISE_SETTINGS = {
-    "theme": "simple",
+    "theme": "white",  # reveal.js's white theme brings its fonts; "simple" and most others fetch Google Fonts
     "transition": "none",
     "scroll": True,  # a slide taller than the screen scrolls instead of being cut off
     "center": False,
@@ -100,8 +100,26 @@ def slide_height(cell_type: str, text: str) -> int:
     return height + (FIGURE_LINES if PLOTTING.search(text) else 3)
 
 
+#: a top-level call that draws an interactive widget
+WIDGET_CALL = re.compile(r"^(?:\w+\s*=\s*)?(?:widgets\.)?interact\(", re.MULTILINE)
+
+
+def split_before_widget(code: str) -> list[str]:
+    """The code cut before the paragraph (lines after a blank line) whose top-level statement draws a widget,
+    when definitions come before it: the widget and its figure then get a slide of their own, instead of
+    sitting below the code that defines what they draw."""
+    match = WIDGET_CALL.search(code)
+    if not match:
+        return [code]
+    cut = code.rfind("\n\n", 0, match.start())
+    if cut < 0 or not code[:cut].strip():
+        return [code]
+    return [code[:cut].strip("\n"), code[cut:].strip("\n")]
+
+
 def lecture_cells(cells: list[SourceCell]) -> list[tuple[SourceCell, str, str]]:
-    """(source cell, cell type, text) for each cell of the lecture, in order, markdown split at headings."""
+    """(source cell, cell type, text) for each cell of the lecture, in order, markdown split at headings and code
+    before a widget."""
     out = []
     for cell in cells:
         wanted = cell.options.get("lecture")
@@ -113,7 +131,7 @@ def lecture_cells(cells: list[SourceCell]) -> list[tuple[SourceCell, str, str]]:
         else:
             code = lecture_code(cell)
             if code.strip():
-                out.append((cell, "code", code))
+                out.extend((cell, "code", piece) for piece in split_before_widget(code))
     return out
 
 
@@ -139,6 +157,8 @@ def build_lecture(source: Path) -> nbformat.NotebookNode:
             text = "\n".join(PACE_LINES) + "\n" + text
             paced = True
         derived = heading_slide_type(text) if cell_type == "markdown" else None
+        if cell_type == "code" and not is_first_part and WIDGET_CALL.search(text):
+            derived = "subslide"  # the widget and its figure on a slide of their own
         if index == 0:
             derived = "slide"
         cell_height = slide_height(cell_type, text)
