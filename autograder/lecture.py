@@ -38,11 +38,21 @@ PACE_LINES = (
     "",
 )
 
-#: A code cell that trains (course_lib.train's ``train`` or ``budgeted``) says on its slide that at the lecture's
-#: pace its numbers are an early model's.
+#: A code cell that trains (course_lib.train's ``train`` or ``budgeted``) starts with ``lecture_pace(seconds)``:
+#: each of its trainings stops after the source cell's ``pace=`` seconds (a moment when it has none), and the
+#: line says on the slide what that means for the numbers below it.
 TRAINS = re.compile(r"(?<![\w.])(?:train|budgeted)\(")
-PACE_NOTE = ("# Lecture pace (COURSE_FAST=1): this training stops after a moment, so what follows shows an early "
-             "model;\n# the notebook trains in full (COURSE_FAST=0 here does too).")
+MOMENT_S = 0.5
+PACE_IMPORT = "from course_lib.train import lecture_pace"
+
+
+def pace_line(seconds: float) -> str:
+    """The first line of a lecture cell that trains."""
+    if seconds <= MOMENT_S:
+        return (f"lecture_pace({seconds:g})  # a moment per training: what follows shows an early model; "
+                "the notebook trains in full (COURSE_FAST=0 here too)")
+    return (f"lecture_pace({seconds:g})  # each training here stops after {seconds:g} s if not done sooner; "
+            "COURSE_FAST=0 here trains in full")
 
 #: How many lines (at the lecture's big type) fit on one slide; a cell that would pass it starts a subslide.
 SLIDE_LINES = 22
@@ -146,13 +156,16 @@ def build_lecture(source: Path) -> nbformat.NotebookNode:
         "course": {"lecture_of": source.stem},
     }
     height = 0
-    paced = False
+    paced = imported = False
     first_part: set[int] = set()
     for index, (cell, cell_type, text) in enumerate(lecture_cells(cells)):
         is_first_part = id(cell) not in first_part
         first_part.add(id(cell))
         if cell_type == "code" and TRAINS.search(text):
-            text = PACE_NOTE + "\n" + text
+            text = pace_line(float(cell.options.get("pace", MOMENT_S))) + "\n" + text
+            if not imported:
+                text = PACE_IMPORT + "\n" + text
+                imported = True
         if cell_type == "code" and not paced:
             text = "\n".join(PACE_LINES) + "\n" + text
             paced = True

@@ -14,22 +14,25 @@
     # %% [written] id=why_scale points=2
                                     a manually graded markdown answer (the model answer is the instructors')
 
-Two options, on any cell's marker line, shape the lecturer's copy (:func:`build_lecture`,
-``lectures/NN_name.ipynb``); the build derives both when they are absent:
+Three options, on any cell's marker line, shape the lecturer's copy (:func:`build_lecture`,
+``lectures/NN_name.ipynb``); the build derives them when they are absent:
 
     lecture=skip | keep             skip: the cell is left out of the lecture; keep: a [tests] or [written]
                                     cell (left out by default) is kept, as an ordinary cell
     slide=slide | subslide | fragment | skip | -
                                     RISE's slide type for the cell (for a markdown cell split at its
                                     headings: for its first part); e.g. ``# %% [demo] slide=subslide``
+    pace=SECONDS                    a cell that trains: each of its trainings stops after SECONDS in the
+                                    lecture (``course_lib.train.lecture_pace``); without it, after a moment
 
 The lecture is the prose split into slides at its headings (``#``/``##`` start a slide, ``###`` and
 deeper a subslide; a cell that would overflow a slide starts a subslide), the demos, the plain and
 setup code and the answer cells with their solutions shown (nbgrader's markers taken out); the check
 cells, the written answers, prose paragraphs about the exercise machinery and all nbgrader metadata are
 left out. Its first code cell starts by setting ``COURSE_FAST=1`` unless the environment says otherwise
-(``course_lib.train``: each training demo runs for a moment, so that a lecture runs in seconds, and a
-training cell says so on its slide); a lecture that should show a longer run shows the shipped results
+(``course_lib.train``), and each cell that trains starts with ``lecture_pace(seconds)``: its trainings
+stop after a moment, or after the cell's ``pace=`` seconds where a short run already shows what the prose
+says, and the line says so on the slide; a lecture that should show a longer run shows the shipped results
 file of that run.
 
 A header before the first cell sets notebook options:
@@ -102,6 +105,9 @@ def _parse_options(text: str, line_no: int) -> dict[str, str]:
             raise SourceError(f"line {line_no}: lecture= takes {' or '.join(LECTURE_CHOICES)}, not {value!r}")
         if key == "slide" and value not in SLIDE_TYPES:
             raise SourceError(f"line {line_no}: slide= takes one of {', '.join(SLIDE_TYPES)}, not {value!r}")
+        if key == "pace" and not re.fullmatch(r"\d+(\.\d+)?", value):
+            raise SourceError(f"line {line_no}: pace= takes the seconds each training of the cell gets in the "
+                              f"lecture, e.g. pace=3, not {value!r}")
         options[key] = value
     return options
 

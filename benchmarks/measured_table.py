@@ -64,11 +64,13 @@ def lecture_lines(run: dict | None) -> list[str]:
     """Every lecture run top to bottom at its own pace (``benchmarks/lectures.py``): its slowest cell and its total."""
     if not run:
         return []
-    lines = ["", f"Every lecture (`lectures/`, at the lecture's pace: training demos stop after a moment) run top to "
-                 f"bottom by a kernel (`benchmarks/lectures.py`, {ran_on(run['meta'])}); budgets: each cell "
-                 f"≤ {seconds(run['cell_budget_s'])}, each lecture ≤ {seconds(run['lecture_budget_s'])}; a time is the "
-                 "smaller of the wall time and the kernel's CPU time, which a busy machine hardly changes "
-                 "(each row's load is in benchmarks/results/lectures.json):", "",
+    lines = ["", f"Every lecture (`lectures/`, at the lecture's pace: each training stops after a moment or after its "
+                 f"cell's `lecture_pace` seconds) run top to bottom by a kernel (`benchmarks/lectures.py`, "
+                 f"{ran_on(run['meta'])}); budgets: each cell ≤ {seconds(run['cell_budget_s'])}, each lecture "
+                 f"≤ {seconds(run['lecture_budget_s'])}; a time is the smaller of the wall time and the kernel's CPU "
+                 "time. Measure on an idle machine: under load the kernel's two threads spin and both grow (at a "
+                 "1-min load of 12, one cell of 04 took 42 s of CPU instead of 2 s; each row's load is in "
+                 "benchmarks/results/lectures.json):", "",
              "| lecture | cells | slowest cell | whole lecture | within |", "|---|---:|---:|---:|---|"]
     lines += [f"| {r['name']} | {r['cells']} | {seconds(r['slowest_cell_s'])} | {seconds(r['total_s'])} | "
               f"{'yes' if r['within'] else 'NO'} |" for r in run["lectures"]]

@@ -28,13 +28,17 @@ from course_lib.loss import IGNORE_INDEX, lm_loss  # re-exported: notebooks impo
 from course_lib.validation import require_token_ids
 
 __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches", "sequence_batches",
-           "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted", "fast_run"]
+           "iterate_batches", "train", "evaluate", "sample", "model_device", "budgeted", "fast_run",
+           "lecture_pace"]
 
 #: ``COURSE_FAST=1`` in the environment: every :func:`train` (and loop over :func:`budgeted`) stops after
 #: FAST_STEPS steps or FAST_SECONDS.
 #: The test suite sets it where it runs whole notebooks only to see that every cell runs (tests/notebooks,
 #: tests/grading/test_offline.py); the default run, ``make benchmark`` and the lecture train in full.
 FAST_ENV, FAST_STEPS, FAST_SECONDS = "COURSE_FAST", 20, 0.5
+#: A lecture (lectures/NN_name.ipynb: its first cell sets COURSE_FAST=1) starts each training cell with
+#: :func:`lecture_pace`, which puts the seconds every training of that cell may take here; its steps are not cut.
+PACE_ENV = "COURSE_FAST_SECONDS"
 
 Batch = tuple[torch.Tensor, torch.Tensor]
 
@@ -159,24 +163,54 @@ def fast_run() -> bool:
     return os.environ.get(FAST_ENV) == "1"
 
 
+def lecture_pace(seconds: float) -> None:
+    """At a lecture's pace (``COURSE_FAST=1``, set by the lecture's first cell): every training of this cell
+    stops after ``seconds``, however many steps that is; once the cell has run, trainings are back to a moment
+    (in a script, without IPython's cells, the pace holds until changed). Elsewhere (the notebooks,
+    ``COURSE_FAST=0``) nothing changes: the training runs in full."""
+    if not fast_run():
+        return
+    os.environ[PACE_ENV] = str(seconds)
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    if shell is not None:
+        def end_of_cell(*_):
+            os.environ.pop(PACE_ENV, None)
+            shell.events.unregister("post_run_cell", end_of_cell)
+
+        shell.events.register("post_run_cell", end_of_cell)
+
+
+def fast_limits() -> tuple[int | None, float]:
+    """(most steps, most seconds) of one training with ``COURSE_FAST=1``: the tests' FAST_STEPS and
+    FAST_SECONDS, or a lecture's seconds (:func:`lecture_pace`) with no cap on the steps."""
+    paced = os.environ.get(PACE_ENV)
+    return (None, float(paced)) if paced else (FAST_STEPS, FAST_SECONDS)
+
+
 def shortened(config: TrainConfig) -> TrainConfig:
-    """``config`` itself, or with ``COURSE_FAST=1`` at most FAST_STEPS steps and FAST_SECONDS seconds."""
+    """``config`` itself, or with ``COURSE_FAST=1`` cut to :func:`fast_limits`."""
     if not fast_run():
         return config
-    budget = min(config.time_budget_s or FAST_SECONDS, FAST_SECONDS)
-    return dataclasses.replace(config, steps=min(config.steps, FAST_STEPS), time_budget_s=budget,
-                               eval_every=min(config.eval_every, FAST_STEPS // 2))
+    steps, seconds = fast_limits()
+    budget = min(config.time_budget_s or seconds, seconds)
+    if steps is None:
+        return dataclasses.replace(config, time_budget_s=budget)
+    return dataclasses.replace(config, steps=min(config.steps, steps), time_budget_s=budget,
+                               eval_every=min(config.eval_every, steps // 2))
 
 
 def budgeted(batches: Iterable) -> Iterator:
-    """A hand-written training loop's ``batches`` as they come; with ``COURSE_FAST=1`` only the first
-    FAST_STEPS of them, and none started after FAST_SECONDS (the first always is)."""
+    """A hand-written training loop's ``batches`` as they come; with ``COURSE_FAST=1`` only as many as
+    :func:`fast_limits` allows, none started after its seconds (the first always is)."""
     if not fast_run():
         yield from batches
         return
+    steps, seconds = fast_limits()
     start = time.perf_counter()
     for step, batch in enumerate(batches):
-        if step == FAST_STEPS or (step and time.perf_counter() - start > FAST_SECONDS):
+        if step == steps or (step and time.perf_counter() - start > seconds):
             return
         yield batch
 

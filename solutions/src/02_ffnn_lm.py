@@ -297,7 +297,7 @@ print(f"your cross_entropy {cross_entropy(logits, Y_train[:256]).item():.4f} | t
 # validation set. Perplexity is $e^{\text{loss}}$, so we can put it next to the floor. The dashed line
 # is the floor's loss, the entropy $H$.
 
-# %% [demo]
+# %% [demo] pace=3
 torch.manual_seed(0)
 model = FFNNLanguageModel(config).to(device)
 history = train(model, window_batches(X_train, Y_train, batch_size=128),
@@ -347,7 +347,7 @@ for row in generated.tolist():
 # occurred in training. Because we know the grammar, we also know the **true** probability of each
 # next word there (`data.next_word_distribution`), so we can say how close each model gets.
 
-# %% [demo]
+# %% [demo] pace=3
 small_words = [data.tokenize(s) for s in data.train_valid_split(300, 0, 0, seed=10)[0]]
 X_small, Y_small = windows_of(small_words)
 seen_contexts = {tuple(c) for c in X_small.tolist()}
@@ -495,7 +495,7 @@ print("e.g.:", doc_train_text[5])
 doc_ngram = {n: NGramModel(n, k=0.01).fit(doc_train).perplexity(doc_valid) for n in (1, 2, 3)}
 print("n-gram validation perplexity (add-0.01):", {n: round(p, 1) for n, p in doc_ngram.items()})
 
-# %% [demo]
+# %% [demo] pace=6
 DOC_CONTEXT = 3
 doc_X, doc_Y = context_windows([doc_vocab.encode(s) for s in doc_train], DOC_CONTEXT, 1, 2)
 doc_Xv, doc_Yv = context_windows([doc_vocab.encode(s) for s in doc_valid], DOC_CONTEXT, 1, 2)
@@ -528,7 +528,7 @@ for row in generated.tolist():
 # couple of seconds. Things to try: a window of 2 (both models stuck above the floor, like a
 # trigram); 100 sentences (the n-gram falls apart, the FFNN much less).
 
-# %% [demo]
+# %% [demo] pace=3
 def compare_models(n_train=300, context_size=5):
     words = [data.tokenize(s) for s in data.train_valid_split(n_train, 0, 0, seed=11)[0]]
     X, Y = windows_of(words, context_size)

@@ -315,7 +315,7 @@ plt.show()
 # trains for 300 steps (the cell prints how long they took); section 6 looks inside a copy of the same
 # network that trained for minutes.
 
-# %% [demo]
+# %% [demo] pace=6
 device = get_device()
 source = data.stdlib_source_text(max_chars=400_000, seed=0)
 itos, stoi = data.char_vocab(source)
@@ -852,7 +852,7 @@ checks.check_tag_loss(tag_loss, batch=1, steps=4, lengths=(4,), seed=8)
 # tagger must beat: each token string's most frequent tag in the training files. Each LSTM tagger trains for
 # 150 steps of 64 lines (a few seconds); all are scored on the validation files.
 
-# %% [demo]
+# %% [demo] pace=2
 class Tagger(nn.Module):
     """Embedding -> forward LSTM (and, if bidirectional, a backward one) -> per-token logits (B, T, C)."""
 
@@ -980,7 +980,7 @@ checks.check_last_states(last_states, lengths=(3,), hidden=2, seed=9)
 # **bag of tokens** (a linear classifier on how often each token occurs, order ignored). And one mistake
 # measured: the same trained model read at position -1 instead of at each snippet's end.
 
-# %% [demo]
+# %% [demo] pace=2
 snippets, modules, valid_snippets, valid_modules = tagging.module_snippets()
 snippet_vocab = tagging.TokenVocab(snippets)
 snippet_x, snippet_v = [snippet_vocab.encode(s) for s in snippets], [snippet_vocab.encode(s) for s in valid_snippets]

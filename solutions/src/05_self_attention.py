@@ -229,7 +229,7 @@ for name, s in [("dot", dot_score(query, keys)), ("scaled dot", scaled_dot_score
 # with your `additive_score` (the score of Bahdanau et al., 2015) and one with your `scaled_dot_score`
 # (the Transformer's). The seeds are fixed, so every run gives the same numbers.
 
-# %% [demo]
+# %% [demo] pace=2.5
 from course_lib import seq2seq
 from course_lib.train import TrainConfig, train
 
@@ -281,7 +281,7 @@ plt.show()
 # measures the fraction of letters each model gets right at each length (greedy decoding of 500
 # fresh sequences per length).
 
-# %% [demo]
+# %% [demo] pace=2
 reversers["no attention"] = train_reverser(None)
 fig, ax = plt.subplots(figsize=(7, 4))
 for name, model in reversers.items():

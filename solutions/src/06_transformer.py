@@ -556,7 +556,7 @@ plt.show()
 # the loss of a model that knows only how often each character occurs and ignores the context. A
 # model that learnt anything about context must get well below it.
 
-# %% [demo]
+# %% [demo] pace=3
 from IPython.display import Markdown, display
 
 from course_lib import data
@@ -830,7 +830,7 @@ for result in results:
 # One encoder block and one decoder block (so that one layer's cross-attention must do all the
 # aligning), $d_{model} = 32$, 2 heads. A few seconds of training here:
 
-# %% [demo]
+# %% [demo] pace=3
 from course_lib import seq2seq, viz
 from course_lib.encoder_decoder import EncoderDecoderConfig, TransformerSeq2Seq, load_comparison, mean_training_flops
 from course_lib.train import TrainConfig, train

@@ -50,3 +50,46 @@ def test_train_is_cut_only_with_course_fast(monkeypatch):
     cut = training.train(FFNNLanguageModel(FFNNConfig(vocab_size=10, context_size=3)), draw, config)
     assert len(full.train_steps) == 60
     assert 1 <= len(cut.train_steps) <= training.FAST_STEPS
+
+
+def test_lecture_pace_changes_nothing_outside_a_lecture(monkeypatch):
+    monkeypatch.delenv(training.FAST_ENV, raising=False)
+    monkeypatch.setenv(training.PACE_ENV, "")  # restored (removed) after the test
+    training.lecture_pace(3)
+    assert training.os.environ[training.PACE_ENV] == ""
+    assert list(training.budgeted(range(100))) == list(range(100))
+
+
+def test_lecture_pace_gives_every_training_its_seconds_and_uncaps_the_steps(monkeypatch):
+    monkeypatch.setenv(training.FAST_ENV, "1")
+    monkeypatch.setenv(training.PACE_ENV, "")
+    training.lecture_pace(0.4)
+    assert training.fast_limits() == (None, 0.4)
+    assert list(training.budgeted(range(100))) == list(range(100))  # quick batches: all of them, past FAST_STEPS
+
+    def slow():
+        for step in range(100):
+            time.sleep(0.1)
+            yield step
+
+    assert 3 <= len(list(training.budgeted(slow()))) <= 6
+    ids = torch.randint(0, 10, (500,))
+    draw = training.window_batches(ids.unfold(0, 3, 1)[:-1], ids[3:], batch_size=8)
+    config = training.TrainConfig(steps=60, time_budget_s=None, eval_every=1000, progress=False)
+    paced = training.train(FFNNLanguageModel(FFNNConfig(vocab_size=10, context_size=3)), draw, config)
+    assert len(paced.train_steps) == 60  # 60 tiny steps fit in 0.4 s: the lecture's pace does not cut them
+
+
+def test_a_lecture_pace_lasts_one_cell(monkeypatch):
+    from IPython.core.interactiveshell import InteractiveShell
+
+    monkeypatch.setenv(training.FAST_ENV, "1")
+    monkeypatch.setenv(training.PACE_ENV, "")
+    shell = InteractiveShell.instance()
+    try:
+        shell.run_cell("from course_lib.train import fast_limits, lecture_pace\nlecture_pace(2)\nduring = fast_limits()")
+        shell.run_cell("after = fast_limits()")
+        assert shell.user_ns["during"] == (None, 2.0)
+        assert shell.user_ns["after"] == (training.FAST_STEPS, training.FAST_SECONDS)  # the next cell: a moment
+    finally:
+        InteractiveShell.clear_instance()

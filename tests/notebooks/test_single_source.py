@@ -64,6 +64,9 @@ def test_lecture_is_slides_without_exercise_scaffolding(path):
             assert not re.search(r"\n#{1,6} ", cell["source"]), f"a heading inside a slide's cell: {cell['source'][:80]!r}"
     first_code = next(c for c in nb["cells"] if c["cell_type"] == "code")
     assert 'os.environ.setdefault("COURSE_FAST", "1")' in first_code["source"]
+    for cell in nb["cells"]:  # every cell that trains says its pace on its slide
+        if cell["cell_type"] == "code" and re.search(r"(?<![\w.])(?:train|budgeted)\(", cell["source"]):
+            assert re.search(r"^lecture_pace\(", cell["source"], re.MULTILINE), cell["source"][:120]
 
 
 def test_lecture_options_and_slides_from_a_source(tmp_path):
@@ -82,20 +85,33 @@ def test_lecture_options_and_slides_from_a_source(tmp_path):
         "# %% [demo] lecture=skip", "print('only in the notebook')",
         "# %% [demo] slide=fragment", "print('a fragment')",
         "# %% [markdown] slide=subslide", "# More prose, on a subslide of its own.",
+        "# %% [demo] pace=3", "history = train(model, draw)",
+        "# %% [demo]", "for batch in budgeted(batches):", "    step(batch)",
+        "# %% [demo]", "def show(n):", "    print(n)", "", "", "widgets.interact(show, n=widgets.IntSlider(2));",
     ]) + "\n", encoding="utf-8")
     nb = build_lecture(source)
     cells = [(c.cell_type, c.metadata["slideshow"]["slide_type"], c.source) for c in nb.cells]
     assert [c[:2] for c in cells] == [("markdown", "slide"), ("markdown", "slide"), ("markdown", "subslide"),
                                       ("code", "-"), ("code", "-"), ("code", "-"), ("code", "fragment"),
-                                      ("markdown", "subslide")]
+                                      ("markdown", "subslide"), ("code", "-"), ("code", "-"), ("code", "-"),
+                                      ("code", "subslide")]
     assert cells[0][2] == "# Title\n\nIntro." and cells[2][2] == "### Detail"
     assert cells[3][2].startswith("import os\n") and cells[3][2].endswith("from course_lib.checks import ngrams as checks")
     assert cells[4][2] == "def f(x):\n    return 2 * x"
     assert cells[5][2] == "print(f(2))"
+    paced, moment = cells[8][2].split("\n"), cells[9][2].split("\n")  # the trainings' pace, said on the slide
+    assert paced[:2] == ["from course_lib.train import lecture_pace", paced[1]] and paced[1].startswith(
+        "lecture_pace(3)  # each training here stops after 3 s") and paced[2] == "history = train(model, draw)"
+    assert moment[0].startswith("lecture_pace(0.5)  # a moment per training") and moment[1] == "for batch in budgeted(batches):"
+    assert cells[10][2] == "def show(n):\n    print(n)"  # a widget's call on a slide of its own
+    assert cells[11][2] == "widgets.interact(show, n=widgets.IntSlider(2));"
     text = json.dumps(nb)
     assert "nbgrader" not in text and "Model answer" not in text and "only in the notebook" not in text
     source.write_text(source.read_text().replace("slide=fragment", "slide=sideways"), encoding="utf-8")
     with pytest.raises(SourceError, match="slide= takes"):
+        build_lecture(source)
+    source.write_text(source.read_text().replace("slide=sideways", "pace=soon"), encoding="utf-8")
+    with pytest.raises(SourceError, match="pace= takes the seconds"):
         build_lecture(source)
 
 
