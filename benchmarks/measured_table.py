@@ -77,6 +77,21 @@ def lecture_lines(run: dict | None) -> list[str]:
     return lines
 
 
+def cuda_lecture_lines(run: dict | None) -> list[str]:
+    """The same lectures on a lent GPU (``.devlane/lectures.py``; benchmarks/results/lectures_cuda.json)."""
+    if not run:
+        return []
+    meta = run["meta"]
+    lines = ["", f"The same lectures on a lent {meta['device']} ({meta['date']}, torch {meta['torch']}, Python "
+                 f"{meta['python']}; `COURSE_DEVICE=cuda`; a cell's time from nbclient's timestamps; the first cell "
+                 "of each lecture pays for CUDA's start and cold imports):", "",
+             "| lecture | slowest cell | cells in all | lecture, kernel start included | note |",
+             "|---|---:|---:|---:|---|"]
+    lines += [f"| {r['name']} | {seconds(r['slowest_cell_s'])} | {seconds(r['cells_total_s'])} | "
+              f"{seconds(r['total_s'])} | {r['note']} |" for r in run["lectures"]]
+    return lines
+
+
 def render() -> str:
     """The section's lines between the markers (empty results say how to make them)."""
     latest, lines = load("latest"), []
@@ -100,6 +115,7 @@ def render() -> str:
                      f"≤ {FFNN_ABOVE_FLOOR:.0%} above | "
                      f"{m['value']} ({m['ratio_to_floor'] - 1:+.1%}) | | {'yes' if m['ok'] else 'NO'} |")
     lines += lecture_lines(load("lectures"))
+    lines += cuda_lecture_lines(load("lectures_cuda"))
     wrong = load("wrong_answers")
     if wrong:
         lines += ["", f"Grading the blind sets' wrong answers (`benchmarks/wrong_answers.py`, "

@@ -21,6 +21,7 @@ import functools
 import io
 import keyword
 import pathlib
+import sys
 import tokenize as pytokenize
 from collections import Counter, defaultdict
 from typing import Sequence
@@ -178,6 +179,10 @@ def module_snippets(modules: Sequence[str] = SNIPPET_MODULES, per_module: int = 
     for label, name in enumerate(modules):
         tokens = [t for line in _file_lines(by_name[name], 10 ** 6) for t, _ in line]
         cut = int(len(tokens) * (1 - valid_fraction))
+        if min(cut, len(tokens) - cut) <= max_len:
+            raise ValueError(f"the module {name} gives {len(tokens)} tokens on this Python "
+                             f"({sys.version.split()[0]}), too few for windows of up to {max_len} tokens in its "
+                             f"training and validation parts; the course's corpora are Python 3.11's")
         n_valid = int(per_module * valid_fraction)
         for part, (lo, hi), n in ((0, (0, cut), per_module - n_valid), (2, (cut, len(tokens)), n_valid)):
             for _ in range(n):

@@ -1,5 +1,6 @@
 """course_lib.tagging: tags from Python's tokenize, padding, and the backward LSTM's reversal within lengths,
 checked against hand-tagged lines and PyTorch's packed bidirectional LSTM."""
+import pytest
 import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
@@ -78,3 +79,8 @@ def test_snippets_are_labelled_windows():
     assert len(train) == len(train_labels) == 6 * 16 and len(valid) == len(valid_labels) == 6 * 4
     assert all(5 <= len(s) <= 40 for s in train + valid)
     assert sorted(set(train_labels)) == list(range(len(tagging.SNIPPET_MODULES)))
+
+
+def test_a_module_too_short_for_its_windows_is_named():
+    with pytest.raises(ValueError, match="the module argparse gives .* tokens .* too few for windows of up to"):
+        tagging.module_snippets(modules=("argparse",), per_module=5, max_len=10 ** 6)
