@@ -34,7 +34,8 @@ __all__ = ["IGNORE_INDEX", "lm_loss", "TrainConfig", "History", "window_batches"
 #: ``COURSE_FAST=1`` in the environment: every :func:`train` (and loop over :func:`budgeted`) stops after
 #: FAST_STEPS steps or FAST_SECONDS.
 #: The test suite sets it where it runs whole notebooks only to see that every cell runs (tests/notebooks,
-#: tests/grading/test_offline.py); the default run, ``make benchmark`` and the lecture train in full.
+#: tests/grading/test_offline.py); the default run and ``make benchmark`` train in full, and a lecture sets it and
+#: paces each of its training cells (:func:`lecture_pace`).
 FAST_ENV, FAST_STEPS, FAST_SECONDS = "COURSE_FAST", 20, 0.5
 #: A lecture (lectures/NN_name.ipynb: its first cell sets COURSE_FAST=1) starts each training cell with
 #: :func:`lecture_pace`, which puts the seconds every training of that cell may take here; its steps are not cut.

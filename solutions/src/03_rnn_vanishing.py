@@ -57,7 +57,7 @@ from torch import nn
 
 from course_lib import data
 from course_lib.checks import rnn as checks
-from course_lib.device import get_device
+from course_lib.device import get_device, torch_threads
 from course_lib.gradients import gradient_norms_through_time, plot_gradient_norms, rnn_gradient_norms
 from course_lib.rnn import RNNConfig, RNNLanguageModel
 from course_lib.train import evaluate, sample, sequence_batches
@@ -387,7 +387,8 @@ def train_rnn(max_norm):
 runs = {}
 for label, max_norm in [("no clipping", math.inf), ("clipped at 1.0", 1.0)]:
     start = time.perf_counter()
-    model, losses, norms = train_rnn(max_norm)
+    with torch_threads(1):  # a model this small: one thread is faster than two competing ones
+        model, losses, norms = train_rnn(max_norm)
     valid = evaluate(model, [(valid_x, valid_y)])["loss"]
     runs[label] = (model, losses, norms, valid)
     spikes = int((losses[1:] > losses[:-1] + 0.5).sum())
