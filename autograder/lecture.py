@@ -35,6 +35,7 @@ PACE_LINES = (
     "import os",
     "",
     'os.environ.setdefault("COURSE_FAST", "1")  # lecture pace: each training demo runs for a moment (0: in full)',
+    'os.environ.setdefault("COURSE_FAST_SECONDS", "0.5")  # the moment; a training cell may give its own seconds',
     "",
 )
 
@@ -161,7 +162,7 @@ def build_lecture(source: Path) -> nbformat.NotebookNode:
     for index, (cell, cell_type, text) in enumerate(lecture_cells(cells)):
         is_first_part = id(cell) not in first_part
         first_part.add(id(cell))
-        if cell_type == "code" and TRAINS.search(text):
+        if cell_type == "code" and ("pace" in cell.options or TRAINS.search(text)):
             text = pace_line(float(cell.options.get("pace", MOMENT_S))) + "\n" + text
             if not imported:
                 text = PACE_IMPORT + "\n" + text

@@ -42,7 +42,7 @@ DECK_STYLE = """
 .reveal h1, .reveal h2, .reveal h3 { text-transform: none; }
 .reveal p, .reveal li { line-height: 1.35; }
 .jp-InputArea-prompt, .jp-OutputArea-prompt { display: none; }
-.jp-CodeCell pre, .jp-OutputArea-output pre { font-size: 19px; line-height: 1.25; }
+.jp-CodeCell pre, .jp-OutputArea-output pre { font-size: 19px; line-height: 1.25; white-space: pre-wrap; }
 .jp-RenderedHTMLCommon p, .jp-RenderedHTMLCommon li { font-size: 27px; }
 .reveal img { max-height: 62vh; max-width: 100%; margin: 0.2em 0; }
 .reveal table { font-size: 24px; }

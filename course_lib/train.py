@@ -166,18 +166,22 @@ def fast_run() -> bool:
 
 def lecture_pace(seconds: float) -> None:
     """At a lecture's pace (``COURSE_FAST=1``, set by the lecture's first cell): every training of this cell
-    stops after ``seconds``, however many steps that is; once the cell has run, trainings are back to a moment
-    (in a script, without IPython's cells, the pace holds until changed). Elsewhere (the notebooks,
+    stops after ``seconds``, however many steps that is; once the cell has run, trainings are back to the pace
+    before it (a lecture's first cell sets 0.5 s; in a script, without IPython's cells, the pace holds until changed). Elsewhere (the notebooks,
     ``COURSE_FAST=0``) nothing changes: the training runs in full."""
     if not fast_run():
         return
+    before = os.environ.get(PACE_ENV)
     os.environ[PACE_ENV] = str(seconds)
     from IPython import get_ipython
 
     shell = get_ipython()
     if shell is not None:
         def end_of_cell(*_):
-            os.environ.pop(PACE_ENV, None)
+            if before is None:
+                os.environ.pop(PACE_ENV, None)
+            else:
+                os.environ[PACE_ENV] = before
             shell.events.unregister("post_run_cell", end_of_cell)
 
         shell.events.register("post_run_cell", end_of_cell)

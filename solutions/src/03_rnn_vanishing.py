@@ -60,7 +60,7 @@ from course_lib.checks import rnn as checks
 from course_lib.device import get_device, torch_threads
 from course_lib.gradients import gradient_norms_through_time, plot_gradient_norms, rnn_gradient_norms
 from course_lib.rnn import RNNConfig, RNNLanguageModel
-from course_lib.train import evaluate, sample, sequence_batches
+from course_lib.train import budgeted, evaluate, sample, sequence_batches
 checks.install_notebook_hooks()  # an answer not written yet says so in one line, not a traceback
 
 device = get_device()
@@ -369,7 +369,7 @@ def train_rnn(max_norm):
     optimizer = torch.optim.SGD(model.parameters(), lr=LR)
     draw, generator = sequence_batches(train_ids, BLOCK, BATCH), torch.Generator().manual_seed(0)
     losses, norms = [], []
-    for step in range(STEPS):
+    for step in budgeted(range(STEPS)):
         x, y = (t.to(device) for t in draw(generator))
         _, loss = model(x, y)
         optimizer.zero_grad(set_to_none=True)
@@ -383,7 +383,7 @@ def train_rnn(max_norm):
 # Clipping sits between `loss.backward()`, which fills every `.grad`, and `optimizer.step()`, which
 # uses them. Both runs, then their training losses and gradient norms side by side:
 
-# %% [demo]
+# %% [demo] pace=3.5
 runs = {}
 for label, max_norm in [("no clipping", math.inf), ("clipped at 1.0", 1.0)]:
     start = time.perf_counter()

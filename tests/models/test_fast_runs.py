@@ -84,12 +84,12 @@ def test_a_lecture_pace_lasts_one_cell(monkeypatch):
     from IPython.core.interactiveshell import InteractiveShell
 
     monkeypatch.setenv(training.FAST_ENV, "1")
-    monkeypatch.setenv(training.PACE_ENV, "")
+    monkeypatch.setenv(training.PACE_ENV, "0.5")  # what a lecture's first cell sets
     shell = InteractiveShell.instance()
     try:
         shell.run_cell("from course_lib.train import fast_limits, lecture_pace\nlecture_pace(2)\nduring = fast_limits()")
         shell.run_cell("after = fast_limits()")
         assert shell.user_ns["during"] == (None, 2.0)
-        assert shell.user_ns["after"] == (training.FAST_STEPS, training.FAST_SECONDS)  # the next cell: a moment
+        assert shell.user_ns["after"] == (None, 0.5)  # the next cell: the lecture's moment again
     finally:
         InteractiveShell.clear_instance()
