@@ -167,8 +167,8 @@ def fast_run() -> bool:
 def lecture_pace(seconds: float) -> None:
     """At a lecture's pace (``COURSE_FAST=1``, set by the lecture's first cell): every training of this cell
     stops after ``seconds``, however many steps that is; once the cell has run, trainings are back to the pace
-    before it (a lecture's first cell sets 0.5 s; in a script, without IPython's cells, the pace holds until changed). Elsewhere (the notebooks,
-    ``COURSE_FAST=0``) nothing changes: the training runs in full."""
+    before it (a lecture's first cell sets 0.5 s; in a script, without IPython's cells, the pace holds until
+    changed). Elsewhere (the notebooks, ``COURSE_FAST=0``) nothing changes: the training runs in full."""
     if not fast_run():
         return
     before = os.environ.get(PACE_ENV)
