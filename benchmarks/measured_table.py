@@ -68,7 +68,8 @@ def lecture_lines(run: dict | None) -> list[str]:
                  f"cell's `lecture_pace` seconds) run top to bottom by a kernel (`benchmarks/lectures.py`, "
                  f"{ran_on(run['meta'])}); budgets: each cell ≤ {seconds(run['cell_budget_s'])}, each lecture "
                  f"≤ {seconds(run['lecture_budget_s'])}; a time is the smaller of the wall time and the kernel's CPU "
-                 "time. Measure on an idle machine: under load the kernel's two threads spin and both grow (at a "
+                 "time, and a lecture's is its cells' (the kernel's start, about 2 s, and a static deck's writing are "
+                 "not in it). Measure on an idle machine: under load the kernel's two threads spin and both grow (at a "
                  "1-min load of 12, one cell of 04 took 42 s of CPU instead of 2 s; each row's load is in "
                  "benchmarks/results/lectures.json):", "",
              "| lecture | cells | slowest cell | whole lecture | within |", "|---|---:|---:|---:|---|"]

@@ -416,7 +416,8 @@ plt.show()
 # gradient norm still happen (the right-hand plot shows the norm *before* clipping) but each update
 # is at most `LR * max_norm` long, so training keeps going down.
 #
-# What did the clipped model learn in 300 steps? Sampling a few lines (it sees the last 64 characters):
+# What did the clipped model learn in its training (the plot shows how many steps)? Sampling a few lines
+# (it sees the last 64 characters):
 
 # %% [demo]
 prompt = torch.tensor([[stoi[c] for c in "def "]])

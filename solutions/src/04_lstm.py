@@ -312,8 +312,8 @@ plt.show()
 # on 400 000 characters of it. It uses PyTorch's fused LSTM kernel, which computes the same function
 # as a loop of your `lstm_cell` (the course's tests check that) about eight times faster. Every batch
 # holds 32 random blocks of 128 characters: truncated backpropagation through 128 steps. Here it
-# trains for 300 steps (the cell prints how long they took); section 6 looks inside a copy of the same
-# network that trained for minutes.
+# trains for up to 300 steps (the cell prints how long they took; the plot shows how many); section 6
+# looks inside a copy of the same network that trained for minutes.
 
 # %% [demo] pace=6
 device = get_device()
