@@ -30,21 +30,22 @@ RISE_SETTINGS = {
     "height": "100%",
 }
 
-#: The lecture's first code cell starts with these lines: each training demo runs for a moment.
-PACE_LINES = (
-    "import os",
-    "",
-    'os.environ.setdefault("COURSE_FAST", "1")  # lecture pace: each training demo runs for a moment (0: in full)',
-    'os.environ.setdefault("COURSE_FAST_SECONDS", "0.5")  # the moment; a training cell may give its own seconds',
-    "",
-)
 
 #: A code cell that trains (course_lib.train's ``train`` or ``budgeted``) starts with ``lecture_pace(seconds)``:
 #: each of its trainings stops after the source cell's ``pace=`` seconds (a moment when it has none), and the
 #: line says on the slide what that means for the numbers below it.
 TRAINS = re.compile(r"(?<![\w.])(?:train|budgeted)\(")
-MOMENT_S = 0.5
+MOMENT_S = 0.5  # the lecture's moment, in seconds (course_lib.train.FAST_SECONDS)
 PACE_IMPORT = "from course_lib.train import lecture_pace"
+#: The lecture's first code cell starts with these lines: each training demo runs for a moment.
+PACE_LINES = (
+    "import os",
+    "",
+    'os.environ.setdefault("COURSE_FAST", "1")  # lecture pace: each training demo runs for a moment (0: in full)',
+    f'os.environ.setdefault("COURSE_FAST_SECONDS", "{MOMENT_S:g}")  # the moment; a training cell may give its own '
+    'seconds',
+    "",
+)
 
 
 def pace_line(seconds: float) -> str:

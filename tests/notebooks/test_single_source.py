@@ -69,6 +69,14 @@ def test_lecture_is_slides_without_exercise_scaffolding(path):
             assert re.search(r"^lecture_pace\(", cell["source"], re.MULTILINE), cell["source"][:120]
 
 
+def test_the_lecture_moment_is_the_training_moment():
+    from autograder import lecture
+    from course_lib import train
+
+    assert lecture.MOMENT_S == train.FAST_SECONDS
+    assert f'"{train.PACE_ENV}", "{train.FAST_SECONDS:g}"' in "\n".join(lecture.PACE_LINES)
+
+
 def test_lecture_options_and_slides_from_a_source(tmp_path):
     from autograder.lecture import build_lecture
     from autograder.notebook_source import SourceError
