@@ -28,8 +28,10 @@ class Relay:
 
     ``count(nbytes)`` is called for every block read from the kernel; it returns False once the submission's
     allowance is spent, and the relay then closes that connection. ``refused()`` is called when the grader's side
-    closes a connection while the kernel's bytes are on their way: its ZeroMQ refused them (a message part over
-    its ``MAXMSGSIZE``, or bytes that are not ZeroMQ's), and the messages after them are lost.
+    closes a connection before the grader said it would (:meth:`closing`): its ZeroMQ refused what the kernel sent
+    (a message part over its ``MAXMSGSIZE``, or bytes that are not ZeroMQ's), and the messages after them are lost.
+    That holds whether the relay sees the close while sending (an error) or while waiting for the kernel's next
+    bytes (the end of the grader's stream): which comes first depends on how fast the kernel sends.
     """
 
     def __init__(self, relay_dir: Path, kernel_prefix: str, ports: list[int], count: Callable[[int], bool],
@@ -41,6 +43,7 @@ class Relay:
         self.listeners: list[socket.socket] = []
         self.peers: dict[socket.socket, socket.socket] = {}
         self.stopping = threading.Event()
+        self.grader_closing = threading.Event()  # the grader closes its connections now: no refusal any more
         self.relay_dir.mkdir(mode=0o700, exist_ok=True)
         for port in ports:
             path = self.relay_dir / f"k-{port}"
@@ -58,6 +61,11 @@ class Relay:
     def prefix(self) -> str:
         """What the grader's connection info names as the kernel's ``ip`` (ZeroMQ adds ``-N`` per channel)."""
         return str(self.relay_dir / "k")
+
+    def closing(self) -> None:
+        """The grader is about to close its connections (the kernel is shut down or restarted): they still
+        forward until then, and a close is no longer the grader's ZeroMQ refusing a message."""
+        self.grader_closing.set()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -115,6 +123,8 @@ class Relay:
             return
         except OSError:
             data = b""
+        if not data and not from_kernel:
+            self._grader_left()
         if not data or (from_kernel and not self.count(len(data))):
             self._drop(source)
             return
@@ -125,9 +135,14 @@ class Relay:
             target.sendall(data)
             target.setblocking(False)
         except OSError:
-            if from_kernel and not self.stopping.is_set():
-                self.refused()
+            if from_kernel:
+                self._grader_left()
             self._drop(source)
+
+    def _grader_left(self) -> None:
+        """The grader's side closed a connection: unless the grader said it would, its ZeroMQ refused it."""
+        if not (self.stopping.is_set() or self.grader_closing.is_set()):
+            self.refused()
 
     def _serve(self) -> None:
         while not self.stopping.is_set():

@@ -207,6 +207,17 @@ class TrustedExecute(Execute):
                                   connect_seconds=self.startup_timeout,
                                   refused=watchdog.refused if watchdog else (lambda: None))
 
+    def _relay_closing(self) -> None:
+        """The grader closes its connections to the kernel next: from now on that is not a refusal."""
+        if getattr(self, "_relay", None) is not None:
+            self._relay.closing()
+
+    async def _async_cleanup_kernel(self) -> None:
+        self._relay_closing()
+        await super()._async_cleanup_kernel()
+
+    _cleanup_kernel = run_sync(_async_cleanup_kernel)  # nbclient's sync name is bound to its own
+
     def _stop_relay(self) -> None:
         if getattr(self, "_relay", None) is not None:
             self._relay.stop()
@@ -334,6 +345,7 @@ class TrustedExecute(Execute):
     async def _async_restart(self) -> None:
         if self.exchange_dir:
             sandbox.unlock_sockets(Path(self.exchange_dir))  # the new kernel binds its sockets there again
+        self._relay_closing()
         self.kc.stop_channels()
         self._stop_relay()
         self._line.stored.clear()  # the new kernel holds none of the large values the old one was sent
