@@ -381,6 +381,12 @@ def enter(args: argparse.Namespace) -> tuple[jail.Plan, list[str], dict[str, str
 
 
 def main(argv: list[str] | None = None) -> None:
+    # dies with the grader that started it, even one killed outright (its jail's processes die in a chain after
+    # it, and a kernel from a zygote dies with the zygote): no kernel outlives its grader
+    grader = os.getppid()
+    jail.die_with_parent()
+    if os.getppid() != grader:  # the grader died before that was set
+        sys.exit(1)
     args = parse_args(argv)
     command = args.command
     if args.zygote_socket and handover.hand_over(args.zygote_socket, sys.argv[1:] if argv is None else argv, command):

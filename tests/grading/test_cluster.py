@@ -169,8 +169,11 @@ class Cluster:
             except ProcessLookupError:
                 pass
             process.wait(timeout=30)
-        time.sleep(1)  # what dies with its parent (the zygote, the kernels) has died
-        left = marked_processes()
+        # what dies with its parent dies in a chain (worker; its zygote or sandbox; the jail's processes; kernel):
+        # on a loaded machine that can take more than a second
+        deadline = time.monotonic() + 20
+        while (left := marked_processes()) and time.monotonic() < deadline:
+            time.sleep(0.5)
         for pid in left:
             try:
                 os.kill(pid, signal.SIGKILL)

@@ -12,12 +12,15 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
 from autograder import cgroups, jail, sandbox
 from autograder.sandbox import Limits
+
+REPO = Path(__file__).resolve().parents[2]
 
 AS_ROOT = os.geteuid() == 0
 needs_cgroup = pytest.mark.skipif(not AS_ROOT or bool(AS_ROOT and cgroups.problem()),
@@ -158,3 +161,56 @@ def test_a_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path):
         assert "no cgroup limit for memory" in proc.stderr
     [pid_file] = tmp_path.glob("kernel-*.pid")
     assert pid_file.read_text().splitlines() == [str((tmp_path / "k").resolve())]
+
+
+def running_with(mark: str) -> dict[int, str]:
+    """Processes (not zombies) whose command line holds ``mark``: pid -> command line."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            zombie = "\nState:\tZ" in (entry / "status").read_text()
+        except OSError:
+            continue
+        if mark in cmdline and not zombie:
+            found[int(entry.name)] = cmdline[:160]
+    return found
+
+
+@pytest.mark.parametrize("isolate", ["on", "off"])
+def test_a_grader_killed_outright_takes_its_kernel_with_it(isolate, tmp_path):
+    """A grader (or a Dask worker) killed with SIGKILL runs no clean-up: the sandbox, the processes of its jail
+    and the kernel must die with it, not wait on as orphans."""
+    if isolate == "on" and sandbox.isolation_problem():
+        pytest.skip(f"the kernel cannot be isolated here ({sandbox.isolation_problem()})")
+    if isolate == "off" and UNJAILED:
+        pytest.skip(UNJAILED)
+    mark = f"orphan-check-{os.getpid()}-{isolate}"
+    cgroup = "on" if AS_ROOT and not cgroups.problem() else "off"
+    kernel = [sys.executable, "-c", f"import time\nprint('started', flush=True)\ntime.sleep(60)  # {mark}"]
+    sandbox_command = [sys.executable, "-m", "autograder.sandbox", "--memory-mb", "2048", "--processes", "20",
+                       "--file-mb", "7", "--isolate", isolate, "--cgroup", cgroup, "--pid-dir", str(tmp_path / "pids"),
+                       "--kernel-dir", str(tmp_path / "kernel"), "--", *kernel]
+    grader_code = ("import subprocess, sys, time\n"
+                   f"subprocess.Popen({sandbox_command!r}, start_new_session=True)\n"  # as jupyter_client does
+                   "time.sleep(120)\n")
+    grader = subprocess.Popen([sys.executable, "-c", grader_code], cwd=REPO, stdout=subprocess.PIPE, text=True)
+    try:
+        assert grader.stdout.readline().strip() == "started", "the kernel did not start"
+        assert running_with(mark), "no process of the sandbox was seen"
+        grader.kill()
+        grader.wait(timeout=10)
+        deadline = time.monotonic() + 10
+        while (left := running_with(mark)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert left == {}, f"still running 10 s after their grader was killed: {left}"
+    finally:
+        grader.kill()
+        for pid in running_with(mark):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        sandbox.stop_kernels(tmp_path / "pids", (tmp_path / "kernel").resolve())
