@@ -32,6 +32,7 @@ import pytest
 from autograder.cells import answers, with_answers
 from autograder.grade import WORKER_KILLED
 from notebook_runner import REPO
+from running_processes import with_environment
 import crashing_worker_preload
 import nb05_answers
 
@@ -93,16 +94,7 @@ def free_port() -> int:
 
 def marked_processes() -> dict[int, str]:
     """Processes whose environment has this test run's marker: pid -> command line."""
-    found = {}
-    needle = f"\0{MARKER[0]}={MARKER[1]}\0".encode()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if needle in b"\0" + (entry / "environ").read_bytes():
-                    found[int(entry.name)] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()[:200]
-            except OSError:
-                continue
-    return found
+    return {pid: command[:200] for pid, command in with_environment(f"{MARKER[0]}={MARKER[1]}").items()}
 
 
 def rejoined_workers(client, expected: int, within_s: float) -> int:

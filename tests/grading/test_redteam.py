@@ -31,6 +31,7 @@ from autograder.feedback import hidden_lines
 from autograder.cgroups import problem as cgroup_problem
 from autograder.sandbox import isolation_problem
 from notebook_runner import REPO, grade_ids
+from running_processes import running, with_environment
 
 pytestmark = pytest.mark.pipeline
 NAME = "05_self_attention"
@@ -299,15 +300,7 @@ def batch(tmp_path_factory):
 def _sandboxed_processes() -> dict[str, str]:
     """pid -> command line of every process in another PID namespace than this one (a kernel's, isolated)."""
     ours = os.readlink("/proc/self/ns/pid")
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "ns" / "pid") != ours:
-                    found[entry.name] = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            except OSError:
-                continue
-    return found
+    return {str(pid): command for pid, command in running(lambda entry: os.readlink(entry / "ns" / "pid") != ours).items()}
 
 
 BEFORE = _sandboxed_processes()
@@ -382,14 +375,7 @@ def running_now() -> list[str]:
     the grader's own processes, and every process of an isolated kernel is in a PID namespace of its own."""
     found = [f"{pid}: {command[:80]} (parents: {_parents(pid)})" for pid, command in _sandboxed_processes().items()
              if pid not in BEFORE and not _started_by_another_worker(pid) and not _another_gradings(command)]
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and int(entry.name) != os.getpid():
-            try:
-                if b"\0" + MARKER.encode() + b"\0" in b"\0" + (entry / "environ").read_bytes():
-                    command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-                    found.append(f"{entry.name}: {command[:80]}")
-            except OSError:
-                continue
+    found += [f"{pid}: {command[:80]}" for pid, command in with_environment(MARKER).items()]
     return found
 
 

@@ -19,6 +19,7 @@ import pytest
 
 from autograder import cgroups, jail, sandbox
 from autograder.sandbox import Limits
+from running_processes import running
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -164,19 +165,8 @@ def test_a_cgroup_that_cannot_be_made_leaves_the_kernel_running(tmp_path):
 
 
 def running_with(mark: str) -> dict[int, str]:
-    """Processes (not zombies) whose command line holds ``mark``: pid -> command line."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-            zombie = "\nState:\tZ" in (entry / "status").read_text()
-        except OSError:
-            continue
-        if mark in cmdline and not zombie:
-            found[int(entry.name)] = cmdline[:160]
-    return found
+    """Processes whose command line holds ``mark``: pid -> command line."""
+    return running(lambda entry: mark.encode() in (entry / "cmdline").read_bytes())
 
 
 @pytest.mark.parametrize("isolate", ["on", "off"])
