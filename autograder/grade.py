@@ -98,7 +98,7 @@ class LocalPool:
 
     def _new(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(max_workers=self.jobs, mp_context=multiprocessing.get_context("fork"),
-                                   initializer=worker.start, initargs=self.initargs)
+                                   initializer=worker.start_local, initargs=(os.getpid(), *self.initargs))
 
     def capacity(self) -> int:
         return self.jobs

@@ -2,8 +2,9 @@
 grader's own Jupyter settings (:func:`grader_only_config`, for the batch's process too).
 
 A worker is a process of the batch's pool (or a Dask worker, :mod:`autograder.cluster`) that grades one
-submission at a time. :func:`start` sets it up once; :func:`kernel_spec_for` points its kernelspec at one
-submission's kernel folder before that submission's kernel starts.
+submission at a time. :func:`start` sets it up once (:func:`start_local` in the batch's own pool);
+:func:`kernel_spec_for` points its kernelspec at one submission's kernel folder before that submission's kernel
+starts.
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import resource
 import warnings
 from pathlib import Path
 
-from . import course, sandbox
+from . import course, jail, sandbox
 from .zygote import Zygote
 
 #: a grading worker's private memory (grading notebook 07 takes about 1.1 GB)
@@ -45,6 +46,15 @@ def start(log_dir: str, run_dir: str, argv: list[str], modules: list[str], fork_
     if fork_kernels:
         zygote = Zygote(Path(run_dir) / f"zygote-{os.getpid()}.sock", modules)
         multiprocessing.util.Finalize(zygote, zygote.stop, exitpriority=10)  # when the worker exits
+
+
+def start_local(grader_pid: int, *args) -> None:
+    """A worker of the batch's own pool: it dies with the grader, even one killed outright (its zygote dies with
+    it in turn), then :func:`start`. A Dask worker is the cluster's, and outlives a batch."""
+    jail.die_with_parent()
+    if os.getppid() != grader_pid:  # the grader died before that was set
+        os._exit(1)
+    start(*args)
 
 
 def stop_zygote() -> None:

@@ -15,6 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from autograder import cgroups, jail, sandbox
@@ -204,3 +205,39 @@ def test_a_grader_killed_outright_takes_its_kernel_with_it(isolate, tmp_path):
             except OSError:
                 pass
         sandbox.stop_kernels(tmp_path / "pids", (tmp_path / "kernel").resolve())
+
+
+def test_a_batch_killed_outright_leaves_no_process(tmp_path):
+    """``autograder grade`` killed with SIGKILL mid-batch: its pool's workers, their zygotes, the sandboxes and the
+    kernels all die with it (the workers would otherwise wait for work for ever, each holding its zygote)."""
+    subs, run_dir = tmp_path / "submissions", tmp_path / "run"
+    mark = str(tmp_path)  # in the command line of every process of the batch (its workers', its submissions folder)
+    subs.mkdir()
+    run_dir.mkdir()
+    slow = nbformat.read(REPO / "solutions" / "05_self_attention.ipynb", as_version=4)
+    slow.cells.append(nbformat.v4.new_code_cell("import time\ntime.sleep(60)"))  # still grading when it is killed
+    for student in ("ann", "bob", "cat"):
+        nbformat.write(slow, subs / f"{student}.ipynb")
+    env = {**os.environ, "TMPDIR": str(run_dir), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    batch = subprocess.Popen([sys.executable, "-m", "autograder", "grade", "05_self_attention", str(subs),
+                              "--out", str(tmp_path / "out"), "--jobs", "2"], cwd=REPO, env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        # until a submission's kernel runs (its worker's zygote too, unless a loaded machine made it late)
+        while not any("autograder.sandbox" in c for c in running_with(mark).values()):
+            assert batch.poll() is None and time.monotonic() < deadline, "no kernel started"
+            time.sleep(0.2)
+        batch.kill()
+        batch.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while (left := running_with(mark)) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert left == {}, f"still running 20 s after the batch was killed: {left}"
+    finally:
+        batch.kill()
+        for pid in running_with(mark):
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
