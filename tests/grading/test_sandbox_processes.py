@@ -170,6 +170,25 @@ def running_with(mark: str) -> dict[int, str]:
     return running(lambda entry: mark.encode() in (entry / "cmdline").read_bytes())
 
 
+def left_after_killing(parent: subprocess.Popen, mark: str, seconds: float) -> dict[int, str]:
+    """Kill ``parent`` outright; what still runs with ``mark`` in its command line ``seconds`` later (what dies with
+    its parent dies in a chain, which takes a moment on a loaded machine)."""
+    parent.kill()
+    parent.wait(timeout=10)
+    deadline = time.monotonic() + seconds
+    while (left := running_with(mark)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    return left
+
+
+def kill_running_with(mark: str) -> None:
+    for pid in running_with(mark):
+        try:
+            os.kill(pid, 9)
+        except OSError:
+            pass
+
+
 @pytest.mark.parametrize("isolate", ["on", "off"])
 def test_a_grader_killed_outright_takes_its_kernel_with_it(isolate, tmp_path):
     """A grader (or a Dask worker) killed with SIGKILL runs no clean-up: the sandbox, the processes of its jail
@@ -191,19 +210,11 @@ def test_a_grader_killed_outright_takes_its_kernel_with_it(isolate, tmp_path):
     try:
         assert grader.stdout.readline().strip() == "started", "the kernel did not start"
         assert running_with(mark), "no process of the sandbox was seen"
-        grader.kill()
-        grader.wait(timeout=10)
-        deadline = time.monotonic() + 10
-        while (left := running_with(mark)) and time.monotonic() < deadline:
-            time.sleep(0.2)
+        left = left_after_killing(grader, mark, 10)
         assert left == {}, f"still running 10 s after their grader was killed: {left}"
     finally:
         grader.kill()
-        for pid in running_with(mark):
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
+        kill_running_with(mark)
         sandbox.stop_kernels(tmp_path / "pids", (tmp_path / "kernel").resolve())
 
 
@@ -228,16 +239,8 @@ def test_a_batch_killed_outright_leaves_no_process(tmp_path):
         while not any("autograder.sandbox" in c for c in running_with(mark).values()):
             assert batch.poll() is None and time.monotonic() < deadline, "no kernel started"
             time.sleep(0.2)
-        batch.kill()
-        batch.wait(timeout=10)
-        deadline = time.monotonic() + 20
-        while (left := running_with(mark)) and time.monotonic() < deadline:
-            time.sleep(0.5)
+        left = left_after_killing(batch, mark, 20)
         assert left == {}, f"still running 20 s after the batch was killed: {left}"
     finally:
         batch.kill()
-        for pid in running_with(mark):
-            try:
-                os.kill(pid, 9)
-            except OSError:
-                pass
+        kill_running_with(mark)
